@@ -1,0 +1,326 @@
+/* api.c -- the public calls: names of types and ops, the collective and
+ * point-to-point entry points, groups (held per thread, launched together),
+ * and streams (a worker thread running queued batches in order). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "comm.h"
+#include "kernels.h"
+
+static const char *const dtype_names[chorus_num_dtypes] = {"int8",  "uint8", "int32",    "uint32", "int64",
+                                                           "uint64", "half", "bfloat16", "float",  "double"};
+static const char *const dtype_alias[chorus_num_dtypes] = {"char", "u8", "int", "u32", "i64",
+                                                           "u64",  "fp16", "bf16", "fp32", "fp64"};
+static const char *const redop_names[chorus_num_redops] = {"sum", "prod", "min", "max", "avg"};
+
+size_t chorus_dtype_size(chorus_dtype_t dt) { return kern_dtype_size(dt); }
+const char *chorus_dtype_name(chorus_dtype_t dt) {
+  return (unsigned)dt < chorus_num_dtypes ? dtype_names[dt] : "unknown";
+}
+chorus_result_t chorus_dtype_parse(const char *name, chorus_dtype_t *out) {
+  for (int i = 0; i < chorus_num_dtypes; i++) {
+    if (!strcasecmp(name, dtype_names[i]) || !strcasecmp(name, dtype_alias[i])) {
+      *out = (chorus_dtype_t)i;
+      return chorus_success;
+    }
+  }
+  if (!strcasecmp(name, "float32")) return *out = chorus_float32, chorus_success;
+  if (!strcasecmp(name, "float16")) return *out = chorus_float16, chorus_success;
+  if (!strcasecmp(name, "float64")) return *out = chorus_float64, chorus_success;
+  return err_set(chorus_invalid_argument, "'%s' is not a data type (int8, uint8, int32, uint32, int64, uint64, half, "
+                                          "bfloat16, float, double)", name);
+}
+const char *chorus_redop_name(chorus_redop_t op) { return (unsigned)op < chorus_num_redops ? redop_names[op] : "unknown"; }
+chorus_result_t chorus_redop_parse(const char *name, chorus_redop_t *out) {
+  for (int i = 0; i < chorus_num_redops; i++) {
+    if (!strcasecmp(name, redop_names[i])) {
+      *out = (chorus_redop_t)i;
+      return chorus_success;
+    }
+  }
+  return err_set(chorus_invalid_argument, "'%s' is not a reduction op (sum, prod, min, max, avg)", name);
+}
+
+/* --- streams --- */
+
+typedef struct task {
+  struct task *next;
+  chorus_comm_t *comm;
+  int ncalls;
+  call_t calls[];
+} task_t;
+
+struct chorus_stream {
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cond, done;
+  task_t *head, *tail;
+  int busy, quit;
+  chorus_result_t error;
+  char errmsg[1024];
+};
+
+static void *stream_main(void *arg) {
+  chorus_stream_t *s = arg;
+  pthread_mutex_lock(&s->lock);
+  for (;;) {
+    while (!s->head && !s->quit) pthread_cond_wait(&s->cond, &s->lock);
+    if (!s->head) break;
+    task_t *t = s->head;
+    s->busy = 1;
+    pthread_mutex_unlock(&s->lock);
+    chorus_result_t r = exec_calls(t->comm, t->calls, t->ncalls);
+    pthread_mutex_lock(&t->comm->lock);
+    if (--t->comm->inflight == 0) pthread_cond_broadcast(&t->comm->idle);
+    pthread_mutex_unlock(&t->comm->lock);
+    pthread_mutex_lock(&s->lock);
+    if (r != chorus_success && !s->error) {
+      s->error = r;
+      snprintf(s->errmsg, sizeof s->errmsg, "%s", chorus_last_error());
+    }
+    s->head = t->next;
+    if (!s->head) s->tail = NULL;
+    free(t);
+    s->busy = 0;
+    pthread_cond_broadcast(&s->done);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return NULL;
+}
+
+chorus_result_t chorus_stream_create(chorus_stream_t **out) {
+  if (!out) return err_set(chorus_invalid_argument, "chorus_stream_create: NULL argument");
+  chorus_stream_t *s = calloc(1, sizeof *s);
+  if (!s) return err_set(chorus_out_of_memory, "out of memory for a stream");
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_cond_init(&s->cond, NULL);
+  pthread_cond_init(&s->done, NULL);
+  if (pthread_create(&s->thread, NULL, stream_main, s) != 0) {
+    free(s);
+    return err_set(chorus_system_error, "cannot start a stream thread");
+  }
+  *out = s;
+  return chorus_success;
+}
+
+static chorus_result_t stream_error(chorus_stream_t *s) {
+  if (s->error) chorus_set_last_error(s->errmsg);
+  return s->error;
+}
+
+chorus_result_t chorus_stream_synchronize(chorus_stream_t *s) {
+  if (!s) return chorus_success;
+  pthread_mutex_lock(&s->lock);
+  while (s->head) pthread_cond_wait(&s->done, &s->lock);
+  chorus_result_t r = stream_error(s);
+  pthread_mutex_unlock(&s->lock);
+  return r;
+}
+
+chorus_result_t chorus_stream_query(chorus_stream_t *s) {
+  if (!s) return chorus_success;
+  pthread_mutex_lock(&s->lock);
+  chorus_result_t r = s->head ? chorus_in_progress : stream_error(s);
+  if (s->head && s->error) r = stream_error(s);
+  pthread_mutex_unlock(&s->lock);
+  return r;
+}
+
+chorus_result_t chorus_stream_destroy(chorus_stream_t *s) {
+  if (!s) return err_set(chorus_invalid_argument, "chorus_stream_destroy: stream is NULL");
+  chorus_result_t r = chorus_stream_synchronize(s);
+  pthread_mutex_lock(&s->lock);
+  s->quit = 1;
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->lock);
+  pthread_join(s->thread, NULL);
+  pthread_mutex_destroy(&s->lock);
+  pthread_cond_destroy(&s->cond);
+  pthread_cond_destroy(&s->done);
+  free(s);
+  return r;
+}
+
+static chorus_result_t stream_push(chorus_stream_t *s, chorus_comm_t *c, const call_t *calls, int n) {
+  task_t *t = malloc(sizeof *t + sizeof *calls * (size_t)n);
+  if (!t) return err_set(chorus_out_of_memory, "out of memory for a queued call");
+  t->next = NULL, t->comm = c, t->ncalls = n;
+  memcpy(t->calls, calls, sizeof *calls * (size_t)n);
+  pthread_mutex_lock(&c->lock);
+  c->inflight++;
+  pthread_mutex_unlock(&c->lock);
+  pthread_mutex_lock(&s->lock);
+  if (s->tail) s->tail->next = t;
+  else s->head = t;
+  s->tail = t;
+  pthread_cond_signal(&s->cond);
+  pthread_mutex_unlock(&s->lock);
+  return chorus_success;
+}
+
+/* --- groups --- */
+
+typedef struct {
+  call_t call;
+  chorus_stream_t *stream;
+} held_t;
+
+static _Thread_local int group_depth;
+static _Thread_local held_t *held;
+static _Thread_local int nheld, capheld;
+
+chorus_result_t chorus_group_start(void) {
+  group_depth++;
+  return chorus_success;
+}
+
+typedef struct {
+  chorus_comm_t *comm;
+  call_t *calls;
+  int n;
+  chorus_result_t res;
+  char msg[1024];
+} batch_t;
+
+static void *batch_main(void *arg) {
+  batch_t *b = arg;
+  b->res = exec_calls(b->comm, b->calls, b->n);
+  if (b->res != chorus_success) snprintf(b->msg, sizeof b->msg, "%s", chorus_last_error());
+  return NULL;
+}
+
+chorus_result_t chorus_group_end(void) {
+  if (group_depth <= 0) return err_set(chorus_invalid_usage, "chorus_group_end without chorus_group_start");
+  if (--group_depth > 0) return chorus_success;
+  chorus_result_t res = chorus_success;
+  int n = nheld;
+  held_t *h = held;
+  held = NULL, nheld = capheld = 0;
+  /* One batch per communicator, in the order the calls were made. */
+  batch_t *b = calloc((size_t)(n ? n : 1), sizeof *b);
+  call_t *calls = malloc(sizeof *calls * (size_t)(n ? n : 1));
+  chorus_stream_t **streams = calloc((size_t)(n ? n : 1), sizeof *streams);
+  int nb = 0, used = 0;
+  if (!b || !calls || !streams) {
+    res = err_set(chorus_out_of_memory, "out of memory");
+    goto cleanup;
+  }
+  for (int i = 0; i < n; i++) {
+    int k = 0;
+    while (k < nb && b[k].comm != h[i].call.comm) k++;
+    if (k < nb) continue;
+    b[nb].comm = h[i].call.comm;
+    b[nb].calls = calls + used;
+    streams[nb] = h[i].stream;
+    for (int q = i; q < n; q++)
+      if (h[q].call.comm == b[nb].comm) calls[used++] = h[q].call, b[nb].n++;
+    nb++;
+  }
+  int inline_ones = 0;
+  for (int k = 0; k < nb; k++) {
+    if (streams[k]) {
+      chorus_result_t r = stream_push(streams[k], b[k].comm, b[k].calls, b[k].n);
+      if (r != chorus_success && res == chorus_success) res = r;
+    } else {
+      inline_ones++;
+    }
+  }
+  if (inline_ones == 1) {
+    for (int k = 0; k < nb; k++)
+      if (!streams[k]) batch_main(&b[k]);
+  } else if (inline_ones > 1) {
+    /* Several communicators of this thread: each needs its own thread, or
+     * the first would wait forever on the others. */
+    pthread_t *th = calloc((size_t)nb, sizeof *th);
+    int *started = calloc((size_t)nb, sizeof *started);
+    if (!th || !started) {
+      free(th);
+      free(started);
+      res = err_set(chorus_out_of_memory, "out of memory");
+      goto cleanup;
+    }
+    for (int k = 0; k < nb; k++)
+      if (!streams[k]) started[k] = pthread_create(&th[k], NULL, batch_main, &b[k]) == 0;
+    for (int k = 0; k < nb; k++) {
+      if (started[k]) pthread_join(th[k], NULL);
+      else if (!streams[k]) b[k].res = err_set(chorus_system_error, "cannot start a thread for a group");
+    }
+    free(th);
+    free(started);
+  }
+  for (int k = 0; k < nb; k++) {
+    if (!streams[k] && b[k].res != chorus_success && res == chorus_success) {
+      res = b[k].res;
+      if (b[k].msg[0]) chorus_set_last_error(b[k].msg);
+    }
+  }
+cleanup:
+  free(b);
+  free(calls);
+  free(streams);
+  free(h);
+  return res;
+}
+
+static chorus_result_t submit(const call_t *k, chorus_stream_t *s) {
+  if (!k->comm) return err_set(chorus_invalid_argument, "the communicator is NULL");
+  if (group_depth > 0) {
+    if (nheld == capheld) {
+      int cap = capheld ? capheld * 2 : 16;
+      held_t *nh = realloc(held, sizeof *nh * (size_t)cap);
+      if (!nh) return err_set(chorus_out_of_memory, "out of memory for a group");
+      held = nh, capheld = cap;
+    }
+    held[nheld++] = (held_t){*k, s};
+    return chorus_success;
+  }
+  if (s) return stream_push(s, k->comm, k, 1);
+  return exec_calls(k->comm, k, 1);
+}
+
+chorus_result_t chorus_run_collective(chorus_coll_t coll, const void *sendbuf, void *recvbuf, size_t count,
+                                      chorus_dtype_t dt, chorus_redop_t op, int root, chorus_comm_t *comm,
+                                      chorus_stream_t *stream) {
+  call_t k = {.kind = CALL_COLL, .coll = coll, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count, .dt = dt,
+              .op = plan_coll_reduces(coll) ? op : chorus_sum, .root = plan_coll_rooted(coll) ? root : 0,
+              .comm = comm};
+  return submit(&k, stream);
+}
+
+chorus_result_t chorus_run_allreduce(const void *sendbuf, void *recvbuf, size_t count, chorus_dtype_t dt,
+                                     chorus_redop_t op, chorus_comm_t *comm, chorus_stream_t *stream) {
+  return chorus_run_collective(chorus_allreduce, sendbuf, recvbuf, count, dt, op, 0, comm, stream);
+}
+chorus_result_t chorus_run_broadcast(const void *sendbuf, void *recvbuf, size_t count, chorus_dtype_t dt, int root,
+                                     chorus_comm_t *comm, chorus_stream_t *stream) {
+  return chorus_run_collective(chorus_broadcast, sendbuf, recvbuf, count, dt, chorus_sum, root, comm, stream);
+}
+chorus_result_t chorus_run_reduce(const void *sendbuf, void *recvbuf, size_t count, chorus_dtype_t dt,
+                                  chorus_redop_t op, int root, chorus_comm_t *comm, chorus_stream_t *stream) {
+  return chorus_run_collective(chorus_reduce, sendbuf, recvbuf, count, dt, op, root, comm, stream);
+}
+chorus_result_t chorus_run_allgather(const void *sendbuf, void *recvbuf, size_t count, chorus_dtype_t dt,
+                                     chorus_comm_t *comm, chorus_stream_t *stream) {
+  return chorus_run_collective(chorus_allgather, sendbuf, recvbuf, count, dt, chorus_sum, 0, comm, stream);
+}
+chorus_result_t chorus_run_reducescatter(const void *sendbuf, void *recvbuf, size_t count, chorus_dtype_t dt,
+                                         chorus_redop_t op, chorus_comm_t *comm, chorus_stream_t *stream) {
+  return chorus_run_collective(chorus_reducescatter, sendbuf, recvbuf, count, dt, op, 0, comm, stream);
+}
+chorus_result_t chorus_run_alltoall(const void *sendbuf, void *recvbuf, size_t count, chorus_dtype_t dt,
+                                    chorus_comm_t *comm, chorus_stream_t *stream) {
+  return chorus_run_collective(chorus_alltoall, sendbuf, recvbuf, count, dt, chorus_sum, 0, comm, stream);
+}
+
+chorus_result_t chorus_send(const void *buf, size_t count, chorus_dtype_t dt, int peer, chorus_comm_t *comm,
+                            chorus_stream_t *stream) {
+  call_t k = {.kind = CALL_SEND, .sendbuf = buf, .count = count, .dt = dt, .root = peer, .comm = comm};
+  return submit(&k, stream);
+}
+chorus_result_t chorus_recv(void *buf, size_t count, chorus_dtype_t dt, int peer, chorus_comm_t *comm,
+                            chorus_stream_t *stream) {
+  call_t k = {.kind = CALL_RECV, .recvbuf = buf, .count = count, .dt = dt, .root = peer, .comm = comm};
+  return submit(&k, stream);
+}

@@ -1,0 +1,311 @@
+/* bootstrap.c -- the root service, the hello/table exchange, and tagged
+ * setup messages between ranks over short-lived TCP connections. */
+#include "bootstrap.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "params.h"
+#include "transport/transport.h"
+
+typedef struct {
+  uint32_t magic;
+  uint8_t secret[16];
+  int32_t rank, nranks;
+  boot_peer_t self;
+} hello_t;
+
+typedef struct {
+  uint32_t magic;
+  uint8_t secret[16];
+  int32_t from;
+  uint32_t tag;
+  uint32_t len;
+} msg_hdr_t;
+
+typedef struct pending {
+  struct pending *next;
+  int from;
+  uint32_t tag;
+  size_t len;
+  char data[];
+} pending_t;
+
+struct boot {
+  int rank, nranks;
+  uint8_t secret[16];
+  int lfd;
+  net_addr_t addr;
+  boot_peer_t *peers;
+  pending_t *queue;
+  pthread_mutex_t lock;
+};
+
+void boot_host_id(char *buf, size_t len) {
+  char host[64] = "", bootid[40] = "", ns[40] = "";
+  gethostname(host, sizeof host);
+  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (f) {
+    if (!fgets(bootid, sizeof bootid, f)) bootid[0] = 0;
+    fclose(f);
+    bootid[strcspn(bootid, "\n")] = 0;
+  }
+  ssize_t n = readlink("/proc/self/ns/net", ns, sizeof ns - 1);
+  ns[n > 0 ? n : 0] = 0;
+  snprintf(buf, len, "%s|%s|%s", host, bootid, ns);
+}
+
+/* --- the root service --- */
+
+typedef struct {
+  int lfd;
+  uint8_t secret[16];
+} root_args_t;
+
+static void *root_main(void *arg) {
+  root_args_t a = *(root_args_t *)arg;
+  free(arg);
+  int nranks = -1, got = 0, *fds = NULL;
+  boot_peer_t *table = NULL;
+  double timeout = (double)param_int(PARAM_TIMEOUT);
+  while (nranks < 0 || got < nranks) {
+    int fd;
+    /* Wait forever for the first rank; afterwards the others must come within the timeout. */
+    if (net_accept(a.lfd, nranks < 0 ? 0 : timeout, &fd) != chorus_success) {
+      LOG_WARN_("BOOT", "root: %d of %d ranks arrived within %.0f s; giving up", got, nranks, timeout);
+      break;
+    }
+    hello_t h;
+    if (net_recv_all(fd, &h, sizeof h, 5.0) != chorus_success || h.magic != BOOT_MAGIC ||
+        memcmp(h.secret, a.secret, 16) != 0) {
+      LOG_WARN_("BOOT", "root: refused a connection that did not present the secret");
+      close(fd);
+      continue;
+    }
+    if (nranks < 0) {
+      if (h.nranks <= 0 || h.nranks > PLAN_MAX_RANKS) {
+        close(fd);
+        continue;
+      }
+      nranks = h.nranks;
+      fds = malloc(sizeof *fds * nranks);
+      table = calloc((size_t)nranks, sizeof *table);
+      if (!fds || !table) break;
+      for (int i = 0; i < nranks; i++) fds[i] = -1;
+    }
+    int32_t status = 0;
+    if (h.nranks != nranks || h.rank < 0 || h.rank >= nranks || fds[h.rank] >= 0) {
+      LOG_WARN_("BOOT", "root: rank %d of %d conflicts with the %d ranks announced", h.rank, h.nranks, nranks);
+      status = -1;
+      net_send_all(fd, &status, sizeof status, 5.0);
+      close(fd);
+      continue;
+    }
+    fds[h.rank] = fd;
+    table[h.rank] = h.self;
+    got++;
+  }
+  if (nranks > 0 && got == nranks) {
+    int32_t status = 0;
+    for (int i = 0; i < nranks; i++) {
+      if (net_send_all(fds[i], &status, sizeof status, timeout) != chorus_success ||
+          net_send_all(fds[i], table, sizeof *table * nranks, timeout) != chorus_success)
+        LOG_WARN_("BOOT", "root: could not send the table to rank %d", i);
+    }
+  }
+  for (int i = 0; fds && i < nranks; i++)
+    if (fds[i] >= 0) close(fds[i]);
+  free(fds);
+  free(table);
+  close(a.lfd);
+  return NULL;
+}
+
+chorus_result_t boot_root_start(boot_id_t *id, const net_addr_t *listen_addr) {
+  net_addr_t la = *listen_addr;
+  int lfd;
+  chorus_result_t res = net_listen(&la, &lfd);
+  if (res != chorus_success) return res;
+  root_args_t *a = malloc(sizeof *a);
+  if (!a) {
+    close(lfd);
+    return err_set(chorus_out_of_memory, "bootstrap: out of memory");
+  }
+  a->lfd = lfd;
+  memcpy(a->secret, id->secret, 16);
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create(&t, &attr, root_main, a);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    free(a);
+    close(lfd);
+    return err_set(chorus_system_error, "bootstrap: cannot start the root thread: %s", strerror(rc));
+  }
+  /* Connect to the address we listen on; a wildcard listener is reached on loopback. */
+  if (!id->root.len) {
+    id->root = la;
+  }
+  return chorus_success;
+}
+
+chorus_result_t boot_id_create(boot_id_t *id) {
+  memset(id, 0, sizeof *id);
+  id->magic = BOOT_MAGIC;
+  if (getrandom(id->secret, sizeof id->secret, 0) != sizeof id->secret)
+    return err_set(chorus_system_error, "getrandom: %s", strerror(errno));
+  net_addr_t a;
+  chorus_result_t res = net_pick_addr(&a, NULL, 0);
+  if (res != chorus_success) return res;
+  return boot_root_start(id, &a);
+}
+
+/* --- ranks --- */
+
+chorus_result_t boot_init(boot_t **out, const boot_id_t *id, int rank, int nranks, double timeout_s) {
+  chorus_result_t res = chorus_success;
+  int fd = -1;
+  *out = NULL;
+  if (id->magic != BOOT_MAGIC) return err_set(chorus_invalid_argument, "the unique id is not one chorus made");
+  boot_t *b = calloc(1, sizeof *b);
+  if (!b) return err_set(chorus_out_of_memory, "bootstrap: out of memory");
+  pthread_mutex_init(&b->lock, NULL);
+  b->rank = rank, b->nranks = nranks, b->lfd = -1;
+  memcpy(b->secret, id->secret, 16);
+  b->peers = calloc((size_t)nranks, sizeof *b->peers);
+  if (!b->peers) {
+    res = err_set(chorus_out_of_memory, "bootstrap: out of memory");
+    goto cleanup;
+  }
+  /* Listen on the interface the rules choose, in the family of the root. */
+  CHECK(net_pick_addr(&b->addr, NULL, 0));
+  if (b->addr.sa.ss_family == AF_INET) ((struct sockaddr_in *)&b->addr.sa)->sin_port = 0;
+  else ((struct sockaddr_in6 *)&b->addr.sa)->sin6_port = 0;
+  CHECK(net_listen(&b->addr, &b->lfd));
+
+  hello_t h = {.magic = BOOT_MAGIC, .rank = rank, .nranks = nranks};
+  memcpy(h.secret, id->secret, 16);
+  boot_host_id(h.self.hostid, sizeof h.self.hostid);
+  h.self.pid = (int)getpid();
+  h.self.addr = b->addr;
+  char rs[64];
+  net_addr_str(&id->root, rs, sizeof rs);
+  res = net_connect(&id->root, timeout_s, &fd);
+  if (res != chorus_success) {
+    res = err_set(res, "rank %d: cannot reach the bootstrap root at %s within %.0f s (%s)", rank, rs, timeout_s,
+                  chorus_last_error());
+    goto cleanup;
+  }
+  CHECK(net_send_all(fd, &h, sizeof h, timeout_s));
+  int32_t status;
+  res = net_recv_all(fd, &status, sizeof status, timeout_s);
+  if (res != chorus_success) {
+    res = err_set(res, "rank %d: the bootstrap root at %s did not answer within %.0f s: not every rank joined",
+                  rank, rs, timeout_s);
+    goto cleanup;
+  }
+  if (status != 0) {
+    res = err_set(chorus_invalid_argument, "rank %d of %d: the root refused it (rank taken or sizes differ)", rank,
+                  nranks);
+    goto cleanup;
+  }
+  CHECK(net_recv_all(fd, b->peers, sizeof *b->peers * nranks, timeout_s));
+  LOG_INFO_("BOOT", "rank %d of %d joined through root %s", rank, nranks, rs);
+cleanup:
+  if (fd >= 0) close(fd);
+  if (res != chorus_success) boot_destroy(b);
+  else *out = b;
+  return res;
+}
+
+void boot_destroy(boot_t *b) {
+  if (!b) return;
+  if (b->lfd >= 0) close(b->lfd);
+  for (pending_t *p = b->queue, *n; p; p = n) {
+    n = p->next;
+    free(p);
+  }
+  pthread_mutex_destroy(&b->lock);
+  free(b->peers);
+  free(b);
+}
+
+const boot_peer_t *boot_peer(const boot_t *b, int rank) { return &b->peers[rank]; }
+const uint8_t *boot_secret(const boot_t *b) { return b->secret; }
+const net_addr_t *boot_addr(const boot_t *b) { return &b->addr; }
+
+chorus_result_t boot_send(boot_t *b, int peer, uint32_t tag, const void *data, size_t len) {
+  int fd;
+  double timeout = (double)param_int(PARAM_TIMEOUT);
+  chorus_result_t res = net_connect(&b->peers[peer].addr, timeout, &fd);
+  if (res != chorus_success) return err_set(res, "rank %d: cannot reach rank %d: %s", b->rank, peer, chorus_last_error());
+  msg_hdr_t h = {.magic = BOOT_MAGIC, .from = b->rank, .tag = tag, .len = (uint32_t)len};
+  memcpy(h.secret, b->secret, 16);
+  res = net_send_all(fd, &h, sizeof h, timeout);
+  if (res == chorus_success && len) res = net_send_all(fd, data, len, timeout);
+  close(fd);
+  return res;
+}
+
+static int take_pending(boot_t *b, int peer, uint32_t tag, void *data, size_t *len) {
+  for (pending_t **pp = &b->queue; *pp; pp = &(*pp)->next) {
+    pending_t *p = *pp;
+    if (p->from != peer || p->tag != tag) continue;
+    *pp = p->next;
+    size_t n = p->len < *len ? p->len : *len;
+    memcpy(data, p->data, n);
+    *len = p->len;
+    free(p);
+    return 1;
+  }
+  return 0;
+}
+
+chorus_result_t boot_recv(boot_t *b, int peer, uint32_t tag, void *data, size_t *len, double timeout_s) {
+  chorus_result_t res = chorus_success;
+  pthread_mutex_lock(&b->lock);
+  double deadline = tr_now() + timeout_s;
+  while (!take_pending(b, peer, tag, data, len)) {
+    double left = deadline - tr_now();
+    int fd;
+    if (left <= 0 || net_accept(b->lfd, left, &fd) != chorus_success) {
+      res = err_set(chorus_timeout, "rank %d: no setup message %#x from rank %d within %.0f s", b->rank, tag, peer,
+                    timeout_s);
+      break;
+    }
+    msg_hdr_t h;
+    if (net_recv_all(fd, &h, sizeof h, 5.0) != chorus_success || h.magic != BOOT_MAGIC ||
+        memcmp(h.secret, b->secret, 16) != 0 || h.from < 0 || h.from >= b->nranks || h.len > (1u << 20)) {
+      LOG_WARN_("BOOT", "rank %d: refused a connection that did not present the secret", b->rank);
+      close(fd);
+      continue;
+    }
+    pending_t *p = malloc(sizeof *p + h.len);
+    if (!p) {
+      close(fd);
+      res = err_set(chorus_out_of_memory, "bootstrap: out of memory");
+      break;
+    }
+    p->from = h.from, p->tag = h.tag, p->len = h.len;
+    res = net_recv_all(fd, p->data, h.len, timeout_s);
+    close(fd);
+    if (res != chorus_success) {
+      free(p);
+      break;
+    }
+    /* Keep arrival order for messages with the same (peer, tag). */
+    p->next = NULL;
+    pending_t **tailp = &b->queue;
+    while (*tailp) tailp = &(*tailp)->next;
+    *tailp = p;
+  }
+  pthread_mutex_unlock(&b->lock);
+  return res;
+}

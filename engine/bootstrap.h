@@ -1,0 +1,62 @@
+/* bootstrap.h -- how ranks find each other. A unique id carries the root's
+ * address and port and a random 128-bit secret. The root service (a thread
+ * in the process that made the id) collects every rank's hello — its
+ * listening address, host identity and pid — and sends all of them the
+ * table. Afterwards ranks exchange small setup messages directly (boot_send
+ * / boot_recv, tagged). Every connection must present the secret first; one
+ * that does not is closed and logged. */
+#ifndef CHORUS_BOOTSTRAP_H
+#define CHORUS_BOOTSTRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chorus.h"
+#include "transport/net.h"
+
+#define BOOT_MAGIC 0x43484f52u /* "CHOR" */
+#define BOOT_HOSTID_LEN 96
+
+/* What chorus_unique_id_t holds. */
+typedef struct {
+  uint32_t magic;
+  uint8_t secret[16];
+  net_addr_t root;
+} boot_id_t;
+
+typedef struct {
+  char hostid[BOOT_HOSTID_LEN];
+  int32_t pid;
+  net_addr_t addr; /* the rank's bootstrap listener */
+} boot_peer_t;
+
+typedef struct boot boot_t;
+
+/* A fresh secret and a root service listening on the address the interface
+ * rules choose (port 0: any). The service runs in a detached thread until
+ * every rank has its table. */
+chorus_result_t boot_id_create(boot_id_t *id);
+/* Same, on a given address and port (env launchers: MASTER_ADDR/PORT); the
+ * secret is given. */
+chorus_result_t boot_root_start(boot_id_t *id, const net_addr_t *listen_addr);
+
+/* This host's identity: hostname, boot id and network namespace, so that
+ * namespaces on one machine count as separate hosts. */
+void boot_host_id(char *buf, size_t len);
+
+/* Join: say hello to the root and receive the table. */
+chorus_result_t boot_init(boot_t **out, const boot_id_t *id, int rank, int nranks, double timeout_s);
+void boot_destroy(boot_t *b);
+
+const boot_peer_t *boot_peer(const boot_t *b, int rank);
+const uint8_t *boot_secret(const boot_t *b);
+/* The address this rank listens on (host part usable for other sockets). */
+const net_addr_t *boot_addr(const boot_t *b);
+
+/* A tagged message to one peer; returns once the data is in the kernel. */
+chorus_result_t boot_send(boot_t *b, int peer, uint32_t tag, const void *data, size_t len);
+/* The message with (peer, tag), waiting at most timeout_s; others that
+ * arrive meanwhile are kept for later calls. *len: capacity in, size out. */
+chorus_result_t boot_recv(boot_t *b, int peer, uint32_t tag, void *data, size_t *len, double timeout_s);
+
+#endif

@@ -1,0 +1,129 @@
+/* comm.h -- the communicator's inside: who the ranks are and where they live,
+ * the connections made so far, the plans used so far, and the channel
+ * worker threads. Shared by comm.c (set-up, teardown, errors), exec.c (the
+ * executor) and api.c (calls, streams, groups). */
+#ifndef CHORUS_COMM_H
+#define CHORUS_COMM_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "bootstrap.h"
+#include "chorus.h"
+#include "params.h"
+#include "plan.h"
+#include "planner.h"
+#include "transport/transport.h"
+
+/* Connection index used by point-to-point calls (plans use 0 .. channels-1). */
+#define COMM_P2P_CHANNEL PLAN_MAX_CHANNELS
+#define COMM_CONN_SLOTS (PLAN_MAX_CHANNELS + 1)
+
+/* One enqueued call. */
+typedef enum { CALL_COLL = 0, CALL_SEND, CALL_RECV } call_kind_t;
+
+typedef struct {
+  call_kind_t kind;
+  chorus_coll_t coll;
+  const void *sendbuf;
+  void *recvbuf;
+  size_t count;
+  chorus_dtype_t dt;
+  chorus_redop_t op;
+  int root; /* or the peer of a send/recv */
+  chorus_comm_t *comm;
+} call_t;
+
+/* The job the channel workers of one collective share. */
+typedef struct exec_job exec_job_t;
+
+typedef struct {
+  pthread_t thread;
+  int started;
+  struct chorus_comm *comm;
+  int channel;
+  uint32_t seen; /* work_gen when the worker was made */
+} comm_worker_t;
+
+/* A plan used before, found without touching the plan cache's strings. */
+typedef struct {
+  const plan_t *plan;
+  chorus_coll_t coll;
+  int root, nchannels;
+  char algo[64];
+} comm_memo_t;
+
+#define COMM_MEMO 32
+
+struct chorus_comm {
+  int rank, nranks;
+  boot_t *boot;
+  int nhosts;
+  int nlocal;          /* ranks on this rank's host */
+  int *host_of;        /* [nranks] host index */
+  plan_shape_t shape;  /* hosts as the planner's nodes (one node when ranks are not grouped by host) */
+  volatile int stop;   /* set by abort or by a failure: every wait returns */
+  chorus_result_t error;
+  char errmsg[1024];
+  pthread_mutex_t lock;      /* one call at a time runs on a communicator */
+  conn_t **conns;            /* [(peer * COMM_CONN_SLOTS + channel) * 2 + is_send] */
+  size_t step_bytes, chunk_bytes;
+  uint32_t seq;              /* collective calls so far: part of every step's tag */
+  uint32_t *p2p_sent, *p2p_recvd; /* [nranks] point-to-point messages so far */
+  plan_cache_t *cache;
+  comm_memo_t memo[COMM_MEMO];
+  int nmemo;
+  /* Channel workers 1 .. nworkers; channel 0 runs on the calling thread. */
+  comm_worker_t workers[PLAN_MAX_CHANNELS];
+  int nworkers;
+  uint32_t work_gen;  /* bumped to start the workers on `job` */
+  uint32_t work_left; /* channels still running */
+  exec_job_t *job;
+  int quit;
+  /* Scratch per channel and a staging copy of the input, grown on demand. */
+  void *scratch[PLAN_MAX_CHANNELS];
+  size_t scratch_size[PLAN_MAX_CHANNELS];
+  void *stage;
+  size_t stage_size;
+  /* Set by the benchmark: algorithm and channels for every collective. */
+  char force_algo[64];
+  int force_nchannels;
+  char last_algo[64];
+  int last_nchannels;
+  /* Streams that hold queued work for this communicator. */
+  int inflight;
+  pthread_cond_t idle;
+};
+
+/* Record the communicator's failure (first one wins), stop its waits and
+ * abort every connection so that peers fail fast instead of timing out.
+ * Returns r. */
+chorus_result_t comm_fail(chorus_comm_t *c, chorus_result_t r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The connection (peer, channel, direction), making it — with the peer doing
+ * the same in its call — when it does not exist yet. `need` lists pairs
+ * (peer, channel*2+is_send); all are set up together so that the exchange
+ * cannot deadlock. */
+typedef struct {
+  int peer, channel, is_send;
+} comm_link_t;
+chorus_result_t comm_connect(chorus_comm_t *c, const comm_link_t *links, int nlinks);
+
+static inline conn_t *comm_conn(chorus_comm_t *c, int peer, int channel, int is_send) {
+  return c->conns[((size_t)peer * COMM_CONN_SLOTS + channel) * 2 + is_send];
+}
+
+/* Benchmark hook: force the algorithm ("" for the tuner) and channels (0). */
+void comm_force(chorus_comm_t *c, const char *algo, int nchannels);
+/* The algorithm and channel count the last collective used (for reports). */
+const char *comm_last_algo(const chorus_comm_t *c);
+
+/* Run calls of one communicator (a group's share, or one call): collectives
+ * in order, then all point-to-point calls together. Takes c->lock. */
+chorus_result_t exec_calls(chorus_comm_t *c, const call_t *calls, int ncalls);
+
+/* Stop and join the channel workers. */
+void exec_workers_stop(chorus_comm_t *c);
+
+#endif

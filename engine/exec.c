@@ -1,0 +1,600 @@
+/* exec.c -- the executor: runs this rank's program of a verified plan, one
+ * thread per channel, looping it over the buffer; and runs point-to-point
+ * calls, all of a group at once, through a non-blocking progress loop.
+ *
+ * Geometry (shared with the simulator): a unit of `count` elements is split
+ * among channels in 64-byte-aligned parts; a channel walks its part in loop
+ * iterations of k = plan->nchunks chunks of `ce` elements, where
+ * ce = min(chunk_bytes, roundup64(ceil(part / k))) / elsize. A chunk moves as
+ * at most EXEC_STEPS_PER_CHUNK steps (pieces of at least EXEC_MIN_STEP bytes
+ * when it is large enough). Every step carries the call's tag, so a rank that
+ * made a different call is noticed at its first step. */
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "comm.h"
+#include "kernels.h"
+#include "tune.h"
+#include "verify.h"
+
+#define EXEC_MIN_STEP (32u << 10)
+
+struct exec_job {
+  chorus_comm_t *comm;
+  const plan_t *plan;
+  const call_t *call;
+  const char *in;
+  char *out;
+  size_t count, es, chan_elems, ce_max;
+  uint32_t tag;
+  double timeout;
+  chorus_result_t res[PLAN_MAX_CHANNELS];
+};
+
+/* --- futex helpers for the workers (process-private) --- */
+
+static void pfutex_wait(uint32_t *w, uint32_t v) {
+  struct timespec ts = {0, 50 * 1000 * 1000};
+  syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+}
+static void pfutex_wake(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0); }
+
+/* --- tags --- */
+
+static uint32_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return (uint32_t)h;
+}
+
+static uint32_t call_tag(const call_t *k, uint32_t seq) {
+  uint64_t h = mix(0x43484f52u, seq);
+  h = mix(h, (uint64_t)k->coll);
+  h = mix(h, k->count);
+  h = mix(h, (uint64_t)k->dt);
+  if (plan_coll_reduces(k->coll)) h = mix(h, (uint64_t)k->op);
+  if (plan_coll_rooted(k->coll)) h = mix(h, (uint64_t)k->root);
+  return (uint32_t)h;
+}
+
+/* --- one channel --- */
+
+typedef struct {
+  exec_job_t *j;
+  int ch, k;
+  size_t part_off, part_len, ce, base;
+  char *scratch;
+  size_t *slen;
+  size_t step;
+} chan_t;
+
+static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, const char *what) {
+  chorus_comm_t *c = x->j->comm;
+  switch (w) {
+  case RING_ABORTED:
+    return comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d failed or aborted while this rank %s it",
+                     c->rank, x->ch, cn->peer, what);
+  case RING_PEER_DEAD:
+    return comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d (pid %d) died while this rank %s it",
+                     c->rank, x->ch, cn->peer, cn->ring.peer_pid, what);
+  case RING_TIMEOUT:
+    return comm_fail(c, chorus_timeout,
+                     "rank %d channel %d: waited %.0f s while it %s rank %d (CHORUS_TIMEOUT): the peer hangs, died, "
+                     "or made a different call",
+                     c->rank, x->ch, x->j->timeout, what, cn->peer);
+  default:
+    return comm_fail(c, c->error ? c->error : chorus_remote_error, "rank %d channel %d: stopped (%s)", c->rank,
+                     x->ch, c->errmsg[0] ? c->errmsg : "aborted");
+  }
+}
+
+static chorus_result_t mismatch(chan_t *x, const conn_t *cn, const char *why) {
+  chorus_comm_t *c = x->j->comm;
+  return comm_fail(c, chorus_invalid_usage,
+                   "rank %d channel %d: rank %d's call differs from this rank's %s (%s): every rank must make the "
+                   "same calls with the same count, type, op and root",
+                   c->rank, x->ch, cn->peer, chorus_coll_name(x->j->call->coll), why);
+}
+
+static inline char *chunk(chan_t *x, int buf, int c, size_t *len) {
+  exec_job_t *j = x->j;
+  if (buf == PLAN_BUF_SCRATCH) {
+    *len = x->slen[c];
+    return x->scratch + (size_t)c * x->ce * j->es;
+  }
+  int u = c / x->k, q = c % x->k;
+  size_t pos = x->base + (size_t)q * x->ce;
+  size_t n = pos >= x->part_len ? 0 : x->part_len - pos;
+  if (n > x->ce) n = x->ce;
+  *len = n * j->es;
+  char *b = buf == PLAN_BUF_INPUT ? (char *)j->in : j->out;
+  return b + ((size_t)u * j->count + x->part_off + pos) * j->es;
+}
+
+static inline size_t piece_size(size_t len, size_t step) {
+  size_t np = (len + step - 1) / step;
+  size_t want = (len + EXEC_MIN_STEP - 1) / EXEC_MIN_STEP;
+  if (want > EXEC_STEPS_PER_CHUNK) want = EXEC_STEPS_PER_CHUNK;
+  if (np < want) np = want;
+  if (np < 1) np = 1;
+  size_t p = (len + np - 1) / np;
+  p = (p + EXEC_ALIGN - 1) & ~(size_t)(EXEC_ALIGN - 1);
+  return p > step ? step : p ? p : EXEC_ALIGN;
+}
+
+static chorus_result_t op_send(chan_t *x, conn_t *out, const char *src, size_t len) {
+  size_t off = 0, p = piece_size(len, x->step);
+  do {
+    size_t n = len - off < p ? len - off : p;
+    void *slot;
+    ring_wait_t w = ring_wait_room(&out->ring, &slot, x->j->timeout);
+    if (w != RING_OK) return wait_error(x, w, out, "sent to");
+    kern_copy(slot, src + off, n);
+    off += n;
+    ring_post(&out->ring, (uint32_t)n | (off < len ? RING_MORE : 0), x->j->tag);
+  } while (off < len);
+  return chorus_success;
+}
+
+/* The receiving ops, one piece at a time as the sender cut them:
+ *   src == NULL: dst = in          (recv, recv_copy_send)
+ *   src != NULL: dst = src (+) in  (recv_reduce*, dst may be NULL)
+ * and when out != NULL the result is also sent on. `expect` is the length
+ * the result must have ((size_t)-1: unknown, a scratch destination). */
+static chorus_result_t op_recv(chan_t *x, conn_t *in, conn_t *out, const char *src, char *dst, size_t expect,
+                               size_t *got) {
+  exec_job_t *j = x->j;
+  size_t off = 0, cap = expect == (size_t)-1 ? x->ce * j->es : expect;
+  for (;;) {
+    void *islot, *oslot = NULL;
+    uint64_t meta;
+    ring_wait_t w = ring_wait_data(&in->ring, &islot, &meta, j->timeout);
+    if (w != RING_OK) return wait_error(x, w, in, "received from");
+    if ((uint32_t)(meta >> 32) != j->tag) return mismatch(x, in, "a step of another call arrived");
+    uint32_t flags = (uint32_t)meta;
+    size_t n = flags & ~RING_MORE;
+    if (off + n > cap || n % j->es) return mismatch(x, in, "more data arrived than this rank's chunk holds");
+    if (out) {
+      w = ring_wait_room(&out->ring, &oslot, j->timeout);
+      if (w != RING_OK) return wait_error(x, w, out, "sent to");
+    }
+    if (!src) {
+      if (dst) kern_copy(dst + off, islot, n);
+      if (oslot) kern_copy(oslot, islot, n);
+    } else if (oslot && dst) {
+      kern_reduce2(dst + off, oslot, src + off, islot, n / j->es, j->call->dt, j->call->op);
+    } else {
+      kern_reduce(oslot ? oslot : dst + off, src + off, islot, n / j->es, j->call->dt, j->call->op);
+    }
+    if (oslot) ring_post(&out->ring, flags, j->tag);
+    ring_release(&in->ring);
+    off += n;
+    if (!(flags & RING_MORE)) break;
+  }
+  if (expect != (size_t)-1 && off != expect) return mismatch(x, in, "less data arrived than this rank's chunk holds");
+  *got = off;
+  return chorus_success;
+}
+
+static chorus_result_t run_op(chan_t *x, const plan_op_t *op) {
+  chorus_comm_t *c = x->j->comm;
+  size_t slen = 0, dlen = 0, got = 0;
+  const char *src = NULL;
+  char *dst = NULL;
+  if (plan_op_reads_src(op->code)) src = chunk(x, op->src_buf, op->src_chunk, &slen);
+  if (plan_op_writes_dst(op->code)) dst = chunk(x, op->dst_buf, op->dst_chunk, &dlen);
+  int dscratch = plan_op_writes_dst(op->code) && op->dst_buf == PLAN_BUF_SCRATCH;
+  conn_t *in = plan_op_receives(op->code) ? comm_conn(c, op->recv_peer, x->ch, 0) : NULL;
+  conn_t *out = plan_op_sends(op->code) ? comm_conn(c, op->send_peer, x->ch, 1) : NULL;
+  chorus_result_t res = chorus_success;
+  switch ((plan_opcode_t)op->code) {
+  case PLAN_OP_SEND: return op_send(x, out, src, slen);
+  case PLAN_OP_COPY:
+    if (dst != src) kern_copy(dst, src, slen);
+    got = slen;
+    break;
+  case PLAN_OP_RECV:
+  case PLAN_OP_RECV_COPY_SEND:
+    res = op_recv(x, in, out, NULL, dst, dscratch ? (size_t)-1 : dlen, &got);
+    break;
+  case PLAN_OP_RECV_REDUCE:
+  case PLAN_OP_RECV_REDUCE_COPY_SEND:
+  case PLAN_OP_RECV_REDUCE_SEND:
+    res = op_recv(x, in, out, src, dst, slen, &got);
+    break;
+  default: return comm_fail(c, chorus_internal_error, "rank %d: op code %d is unknown", c->rank, op->code);
+  }
+  if (dscratch) x->slen[op->dst_chunk] = got;
+  return res;
+}
+
+static chorus_result_t run_channel(exec_job_t *j, int ch) {
+  chorus_comm_t *c = j->comm;
+  const plan_t *p = j->plan;
+  chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->step_bytes};
+  x.part_off = (size_t)ch * j->chan_elems;
+  x.part_len = x.part_off >= j->count ? 0 : j->count - x.part_off;
+  if (x.part_len > j->chan_elems) x.part_len = j->chan_elems;
+  if (!x.part_len) return chorus_success;
+  size_t want = (x.part_len + x.k - 1) / x.k * j->es;
+  want = (want + EXEC_ALIGN - 1) & ~(size_t)(EXEC_ALIGN - 1);
+  x.ce = want / j->es < j->ce_max ? want / j->es : j->ce_max;
+  x.scratch = c->scratch[ch];
+  x.slen = p->scratch_chunks ? (size_t *)(x.scratch + (size_t)p->scratch_chunks * c->chunk_bytes) : NULL;
+  const plan_prog_t *prog = plan_prog(p, c->rank, ch);
+  const plan_op_t *ops = plan_prog_ops(p, c->rank, ch);
+  size_t per_iter = (size_t)x.k * x.ce;
+  for (x.base = 0; x.base < x.part_len; x.base += per_iter) {
+    for (uint32_t i = 0; i < prog->count; i++) {
+      chorus_result_t res = run_op(&x, &ops[i]);
+      if (res != chorus_success) return res;
+    }
+  }
+  if (j->call->op == chorus_avg && plan_coll_reduces(j->call->coll) && j->out &&
+      (j->call->coll != chorus_reduce || c->rank == j->call->root))
+    kern_divide(j->out + x.part_off * j->es, x.part_len, j->call->dt, c->nranks);
+  return chorus_success;
+}
+
+/* --- channel workers --- */
+
+static void *worker_main(void *arg) {
+  comm_worker_t *w = arg;
+  chorus_comm_t *c = w->comm;
+  uint32_t seen = w->seen; /* read by the creator: a job posted before this thread runs is not missed */
+  long spin = param_int(PARAM_SPIN);
+  for (;;) {
+    uint32_t g;
+    long i = 0;
+    while ((g = __atomic_load_n(&c->work_gen, __ATOMIC_ACQUIRE)) == seen && !c->quit) {
+      if (++i < spin) __builtin_ia32_pause();
+      else pfutex_wait(&c->work_gen, seen);
+    }
+    if (c->quit) return NULL;
+    seen = g;
+    exec_job_t *j = c->job;
+    if (w->channel < j->plan->nchannels) j->res[w->channel] = run_channel(j, w->channel);
+    if (__atomic_sub_fetch(&c->work_left, 1, __ATOMIC_ACQ_REL) == 0) pfutex_wake(&c->work_left);
+  }
+}
+
+static chorus_result_t workers_ensure(chorus_comm_t *c, int n) {
+  while (c->nworkers < n - 1) {
+    comm_worker_t *w = &c->workers[c->nworkers + 1];
+    w->comm = c, w->channel = c->nworkers + 1;
+    w->seen = __atomic_load_n(&c->work_gen, __ATOMIC_ACQUIRE);
+    if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+      return comm_fail(c, chorus_system_error, "rank %d: cannot start a channel thread", c->rank);
+    w->started = 1;
+    c->nworkers++;
+  }
+  return chorus_success;
+}
+
+void exec_workers_stop(chorus_comm_t *c) {
+  c->quit = 1;
+  __atomic_add_fetch(&c->work_gen, 1, __ATOMIC_RELEASE);
+  pfutex_wake(&c->work_gen);
+  for (int i = 1; i <= c->nworkers; i++)
+    if (c->workers[i].started) pthread_join(c->workers[i].thread, NULL);
+  c->nworkers = 0;
+}
+
+/* --- collectives --- */
+
+static chorus_result_t grow(chorus_comm_t *c, void **buf, size_t *size, size_t want) {
+  if (*size >= want) return chorus_success;
+  void *p;
+  if (posix_memalign(&p, 4096, want) != 0) return comm_fail(c, chorus_out_of_memory, "out of memory (%zu bytes)", want);
+  memset(p, 0, want); /* pre-fault once; later calls reuse it */
+  free(*buf);
+  *buf = p;
+  *size = want;
+  return chorus_success;
+}
+
+static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, const char *algo, int nch,
+                                const plan_t **out) {
+  for (int i = 0; i < c->nmemo; i++) {
+    comm_memo_t *m = &c->memo[i];
+    if (m->coll == coll && m->root == root && m->nchannels == nch && !strcmp(m->algo, algo)) {
+      *out = m->plan;
+      return chorus_success;
+    }
+  }
+  planner_req_t req = {.algo = algo, .coll = coll, .nranks = c->nranks, .shape = &c->shape, .root = root,
+                       .nchannels = nch};
+  const char *dir = param_str(PARAM_ALGOS);
+  if (dir[0]) req.algos_dir = dir;
+  planner_err_t err;
+  const plan_t *p;
+  chorus_result_t res = plan_cache_get(c->cache, &req, (int)param_int(PARAM_VERIFY), &p, &err);
+  if (res != chorus_success) return err_set(res, "%s", err.msg);
+  /* Make its connections; every rank does so in the same call. */
+  int cap = 0;
+  for (int ch = 0; ch < p->nchannels; ch++) cap += 2 * (int)plan_prog(p, c->rank, ch)->count;
+  comm_link_t *links = malloc(sizeof *links * (cap ? cap : 1));
+  if (!links) return comm_fail(c, chorus_out_of_memory, "out of memory");
+  int n = 0;
+  for (int ch = 0; ch < p->nchannels; ch++) {
+    const plan_op_t *ops = plan_prog_ops(p, c->rank, ch);
+    for (uint32_t i = 0; i < plan_prog(p, c->rank, ch)->count; i++) {
+      if (plan_op_receives(ops[i].code)) links[n++] = (comm_link_t){ops[i].recv_peer, ch, 0};
+      if (plan_op_sends(ops[i].code)) links[n++] = (comm_link_t){ops[i].send_peer, ch, 1};
+    }
+  }
+  res = comm_connect(c, links, n);
+  free(links);
+  if (res != chorus_success) return res;
+  if (p->scratch_chunks) {
+    for (int ch = 0; ch < p->nchannels; ch++) {
+      size_t want = (size_t)p->scratch_chunks * (c->chunk_bytes + sizeof(size_t));
+      res = grow(c, &c->scratch[ch], &c->scratch_size[ch], want);
+      if (res != chorus_success) return res;
+    }
+  }
+  if (c->nmemo < COMM_MEMO) {
+    comm_memo_t *m = &c->memo[c->nmemo++];
+    *m = (comm_memo_t){.plan = p, .coll = coll, .root = root, .nchannels = nch};
+    snprintf(m->algo, sizeof m->algo, "%s", algo);
+  }
+  *out = p;
+  return chorus_success;
+}
+
+static chorus_result_t check_call(chorus_comm_t *c, const call_t *k) {
+  if ((unsigned)k->dt >= chorus_num_dtypes)
+    return err_set(chorus_invalid_argument, "rank %d: data type %d is not a chorus_dtype_t", c->rank, (int)k->dt);
+  if (k->kind == CALL_COLL) {
+    if ((unsigned)k->coll >= chorus_num_collectives)
+      return err_set(chorus_invalid_argument, "rank %d: collective %d is unknown", c->rank, (int)k->coll);
+    if (plan_coll_reduces(k->coll) && (unsigned)k->op >= chorus_num_redops)
+      return err_set(chorus_invalid_argument, "rank %d: op %d is not a chorus_redop_t", c->rank, (int)k->op);
+    if (plan_coll_rooted(k->coll) && (k->root < 0 || k->root >= c->nranks))
+      return err_set(chorus_invalid_argument, "rank %d: root %d is not a rank of %d", c->rank, k->root, c->nranks);
+    int needs_in = k->coll != chorus_broadcast || c->rank == k->root;
+    int needs_out = k->coll != chorus_reduce || c->rank == k->root;
+    if (k->count && ((needs_in && !k->sendbuf) || (needs_out && !k->recvbuf)))
+      return err_set(chorus_invalid_argument, "rank %d: %s of %zu elements with a NULL buffer", c->rank,
+                     chorus_coll_name(k->coll), k->count);
+  } else {
+    if (k->root < 0 || k->root >= c->nranks)
+      return err_set(chorus_invalid_argument, "rank %d: peer %d is not a rank of %d", c->rank, k->root, c->nranks);
+    if (k->count && !k->sendbuf && !k->recvbuf)
+      return err_set(chorus_invalid_argument, "rank %d: send/recv with a NULL buffer", c->rank);
+  }
+  return chorus_success;
+}
+
+static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
+  chorus_result_t res;
+  uint32_t tag = call_tag(k, ++c->seq);
+  if (!k->count) return chorus_success;
+  size_t es = chorus_dtype_size(k->dt);
+  int in_units, out_units;
+  plan_coll_units(k->coll, c->nranks, &in_units, &out_units);
+  size_t bytes = k->count * es * (size_t)(in_units > out_units ? in_units : out_units);
+  char algo[64];
+  int nch;
+  tune_select(k->coll, c->nranks, c->nlocal, bytes, algo, sizeof algo, &nch);
+  if (param_str(PARAM_ALGO)[0]) snprintf(algo, sizeof algo, "%s", param_str(PARAM_ALGO));
+  if (c->force_algo[0]) snprintf(algo, sizeof algo, "%s", c->force_algo);
+  if (param_int(PARAM_NCHANNELS) > 0) nch = (int)param_int(PARAM_NCHANNELS);
+  if (c->force_nchannels > 0) nch = c->force_nchannels;
+  if (nch > PLAN_MAX_CHANNELS) nch = PLAN_MAX_CHANNELS;
+  int root = plan_coll_rooted(k->coll) ? k->root : 0;
+  const plan_t *p;
+  res = get_plan(c, k->coll, root, algo, nch, &p);
+  if (res != chorus_success && !c->force_algo[0] && !param_str(PARAM_ALGO)[0] &&
+      strcmp(algo, tune_fallback(k->coll)) != 0) {
+    LOG_INFO_("TUNE", "%s for %s declined (%s); using %s", algo, chorus_coll_name(k->coll), chorus_last_error(),
+              tune_fallback(k->coll));
+    snprintf(algo, sizeof algo, "%s", tune_fallback(k->coll));
+    res = get_plan(c, k->coll, root, algo, nch, &p);
+  }
+  if (res != chorus_success)
+    return comm_fail(c, res, "rank %d: no plan for %s with algorithm '%s' on %d ranks: %s", c->rank,
+                     chorus_coll_name(k->coll), algo, c->nranks, chorus_last_error());
+  snprintf(c->last_algo, sizeof c->last_algo, "%s", algo);
+  c->last_nchannels = p->nchannels;
+
+  exec_job_t j = {.comm = c, .plan = p, .call = k, .in = k->sendbuf, .out = k->recvbuf, .count = k->count,
+                  .es = es, .tag = tag, .timeout = (double)param_int(PARAM_TIMEOUT)};
+  j.ce_max = c->chunk_bytes / es;
+  size_t per = (k->count + p->nchannels - 1) / p->nchannels * es;
+  per = (per + EXEC_ALIGN - 1) & ~(size_t)(EXEC_ALIGN - 1);
+  j.chan_elems = per / es;
+  /* In place is what the verifier proved for the canonical aliasing; any
+   * other overlap, and alltoall in place, reads a staged copy of the input. */
+  size_t in_bytes = k->count * es * (size_t)in_units, out_bytes = k->count * es * (size_t)out_units;
+  const char *ib = k->sendbuf, *ob = k->recvbuf;
+  if (ib && ob && ib < ob + out_bytes && ob < ib + in_bytes) {
+    int canonical = (k->coll == chorus_allgather && ib == ob + (size_t)c->rank * k->count * es) ||
+                    (k->coll == chorus_reducescatter && ob == ib + (size_t)c->rank * k->count * es) ||
+                    (ib == ob && k->coll != chorus_alltoall && k->coll != chorus_allgather &&
+                     k->coll != chorus_reducescatter);
+    if (!canonical) {
+      res = grow(c, &c->stage, &c->stage_size, in_bytes);
+      if (res != chorus_success) return res;
+      kern_copy(c->stage, ib, in_bytes);
+      j.in = c->stage;
+    }
+  }
+  res = workers_ensure(c, p->nchannels);
+  if (res != chorus_success) return res;
+  if (p->nchannels > 1) {
+    c->job = &j;
+    __atomic_store_n(&c->work_left, (uint32_t)(p->nchannels - 1), __ATOMIC_RELEASE);
+    __atomic_add_fetch(&c->work_gen, 1, __ATOMIC_ACQ_REL);
+    pfutex_wake(&c->work_gen);
+  }
+  j.res[0] = run_channel(&j, 0);
+  if (p->nchannels > 1) {
+    long spin = param_int(PARAM_SPIN), i = 0;
+    uint32_t left;
+    while ((left = __atomic_load_n(&c->work_left, __ATOMIC_ACQUIRE)) != 0) {
+      if (++i < spin) __builtin_ia32_pause();
+      else pfutex_wait(&c->work_left, left);
+    }
+  }
+  for (int ch = 0; ch < p->nchannels; ch++)
+    if (j.res[ch] != chorus_success) return c->error ? c->error : j.res[ch];
+  return chorus_success;
+}
+
+/* --- point to point --- */
+
+typedef struct {
+  conn_t *conn;
+  char *buf;
+  size_t bytes, off;
+  uint32_t tag;
+  int prev;  /* earlier op on the same connection, -1 when none */
+  int done, started;
+} p2p_t;
+
+static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncalls) {
+  chorus_result_t res = chorus_success;
+  int n = 0;
+  for (int i = 0; i < ncalls; i++) n += calls[i].kind != CALL_COLL;
+  if (!n) return chorus_success;
+  p2p_t *ops = calloc((size_t)n, sizeof *ops);
+  comm_link_t *links = calloc((size_t)n, sizeof *links);
+  if (!ops || !links) {
+    free(ops);
+    free(links);
+    return comm_fail(c, chorus_out_of_memory, "out of memory");
+  }
+  int m = 0;
+  for (int i = 0; i < ncalls; i++)
+    if (calls[i].kind != CALL_COLL) links[m++] = (comm_link_t){calls[i].root, COMM_P2P_CHANNEL, calls[i].kind == CALL_SEND};
+  res = comm_connect(c, links, n);
+  if (res != chorus_success) goto cleanup;
+  m = 0;
+  for (int i = 0; i < ncalls; i++) {
+    const call_t *k = &calls[i];
+    if (k->kind == CALL_COLL) continue;
+    int is_send = k->kind == CALL_SEND;
+    p2p_t *o = &ops[m];
+    o->conn = comm_conn(c, k->root, COMM_P2P_CHANNEL, is_send);
+    o->buf = is_send ? (char *)k->sendbuf : k->recvbuf;
+    o->bytes = k->count * chorus_dtype_size(k->dt);
+    uint32_t seq = is_send ? ++c->p2p_sent[k->root] : ++c->p2p_recvd[k->root];
+    o->tag = mix(mix(0x50325000u, seq), o->bytes);
+    o->prev = -1;
+    for (int q = m - 1; q >= 0 && o->prev < 0; q--)
+      if (ops[q].conn == o->conn) o->prev = q;
+    m++;
+  }
+  double timeout = (double)param_int(PARAM_TIMEOUT), last = tr_now();
+  long spin = param_int(PARAM_SPIN);
+  int left = n;
+  for (long idle = 0; left;) {
+    int moved = 0;
+    for (int i = 0; i < n; i++) {
+      p2p_t *o = &ops[i];
+      if (o->done || (o->prev >= 0 && !ops[o->prev].done)) continue;
+      ring_t *r = &o->conn->ring;
+      if (r->ctrl->abort) {
+        res = comm_fail(c, chorus_remote_error, "rank %d: rank %d failed or aborted during send/recv", c->rank,
+                        o->conn->peer);
+        goto cleanup;
+      }
+      if (o->conn->is_send) {
+        if (!ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), r->pos - EXEC_NSTEPS + 1)) continue;
+        size_t nb = o->bytes - o->off < c->step_bytes ? o->bytes - o->off : c->step_bytes;
+        kern_copy(r->slots + (size_t)(r->pos % EXEC_NSTEPS) * r->step_bytes, o->buf + o->off, nb);
+        o->off += nb;
+        ring_post(r, (uint32_t)nb | (o->off < o->bytes ? RING_MORE : 0), o->tag);
+        if (o->off == o->bytes) o->done = 1, left--;
+      } else {
+        if (!ring_passed(__atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE), r->pos + 1)) continue;
+        uint64_t meta = r->ctrl->meta[r->pos % EXEC_NSTEPS];
+        size_t nb = (uint32_t)meta & ~RING_MORE;
+        if ((uint32_t)(meta >> 32) != o->tag || o->off + nb > o->bytes) {
+          res = comm_fail(c, chorus_invalid_usage,
+                          "rank %d: a message from rank %d does not match this receive of %zu bytes (sizes or order "
+                          "of send/recv differ)",
+                          c->rank, o->conn->peer, o->bytes);
+          goto cleanup;
+        }
+        kern_copy(o->buf + o->off, r->slots + (size_t)(r->pos % EXEC_NSTEPS) * r->step_bytes, nb);
+        o->off += nb;
+        ring_release(r);
+        if (!((uint32_t)meta & RING_MORE)) {
+          if (o->off != o->bytes) {
+            res = comm_fail(c, chorus_invalid_usage, "rank %d: rank %d sent %zu bytes, this receive expects %zu",
+                            c->rank, o->conn->peer, o->off, o->bytes);
+            goto cleanup;
+          }
+          o->done = 1, left--;
+        }
+      }
+      moved = 1;
+    }
+    if (moved) {
+      idle = 0;
+      continue;
+    }
+    if (c->stop) {
+      res = comm_fail(c, c->error ? c->error : chorus_remote_error, "rank %d: stopped during send/recv", c->rank);
+      goto cleanup;
+    }
+    if (++idle < spin) {
+      __builtin_ia32_pause();
+      continue;
+    }
+    if (idle == spin) last = tr_now();
+    sched_yield();
+    if ((idle & 255) == 0) {
+      for (int i = 0; i < n; i++) {
+        int pid = ops[i].conn->ring.peer_pid;
+        if (!ops[i].done && ring_peer_gone(pid)) {
+          res = comm_fail(c, chorus_remote_error, "rank %d: rank %d (pid %d) died during send/recv", c->rank,
+                          ops[i].conn->peer, pid);
+          goto cleanup;
+        }
+      }
+      if (tr_now() - last > timeout) {
+        res = comm_fail(c, chorus_timeout, "rank %d: send/recv made no progress for %.0f s (CHORUS_TIMEOUT)", c->rank,
+                        timeout);
+        goto cleanup;
+      }
+    }
+  }
+cleanup:
+  free(ops);
+  free(links);
+  return res;
+}
+
+chorus_result_t exec_calls(chorus_comm_t *c, const call_t *calls, int ncalls) {
+  chorus_result_t res = chorus_success;
+  pthread_mutex_lock(&c->lock);
+  if (c->error) {
+    res = err_set(c->error, "%s", c->errmsg);
+    goto cleanup;
+  }
+  for (int i = 0; i < ncalls; i++) {
+    res = check_call(c, &calls[i]);
+    if (res != chorus_success) goto cleanup;
+  }
+  for (int i = 0; i < ncalls; i++) {
+    if (calls[i].kind != CALL_COLL) continue;
+    res = exec_coll(c, &calls[i]);
+    if (res != chorus_success) goto cleanup;
+  }
+  res = exec_p2p(c, calls, ncalls);
+cleanup:
+  if (res != chorus_success && c->error) err_set(c->error, "%s", c->errmsg);
+  pthread_mutex_unlock(&c->lock);
+  return res;
+}

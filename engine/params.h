@@ -1,0 +1,84 @@
+/* params.h -- the engine's tunable constants and its CHORUS_* environment
+ * settings. Every setting is declared once in the table in params.c (name,
+ * type, default, help), read through param_get(), logged at INFO when set,
+ * and listed by `chorus doctor` (param_list). The flow-control choices that
+ * the simulator models too are the constants below. */
+#ifndef CHORUS_PARAMS_H
+#define CHORUS_PARAMS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "chorus.h"
+#include "plan.h"
+
+/* Slots per connection. PLAN_SLOT_CHUNKS chunks fit in them, so a chunk moves
+ * as EXEC_NSTEPS / PLAN_SLOT_CHUNKS steps at most (NCCL's 8 steps, 2 chunks). */
+#define EXEC_NSTEPS 8
+#define EXEC_STEPS_PER_CHUNK (EXEC_NSTEPS / PLAN_SLOT_CHUNKS)
+/* Chunk sizes are multiples of this (cache line, and the widest vector). */
+#define EXEC_ALIGN 64
+/* Default bytes of slots per connection: chunk = BUFFSIZE / PLAN_SLOT_CHUNKS. */
+#define EXEC_DEFAULT_BUFFSIZE (4u << 20)
+
+typedef enum {
+  PARAM_BUFFSIZE = 0,
+  PARAM_NCHANNELS,
+  PARAM_ALGO,
+  PARAM_PROTO,
+  PARAM_TIMEOUT,
+  PARAM_SOCKET_IFNAME,
+  PARAM_NSOCKS_PERCONN,
+  PARAM_SPIN,
+  PARAM_DEBUG,
+  PARAM_DEBUG_SUBSYS,
+  PARAM_ALGOS,
+  PARAM_SHM_DISABLE,
+  PARAM_VERIFY,
+  PARAM_SOCKET_BUFSIZE,
+  PARAM_COUNT
+} param_id_t;
+
+typedef enum { PARAM_INT, PARAM_STR } param_type_t;
+
+typedef struct {
+  const char *name; /* "CHORUS_BUFFSIZE" */
+  param_type_t type;
+  const char *dflt; /* default as text; "" for none */
+  const char *help;
+} param_def_t;
+
+/* The table, indexed by param_id_t. */
+const param_def_t *param_def(param_id_t id);
+
+/* The value: from the environment when set there (read once per process,
+ * logged at INFO), else the default. */
+long param_int(param_id_t id);
+const char *param_str(param_id_t id);
+
+/* Print every setting with its value and where it came from (`chorus doctor`). */
+void param_list(FILE *f);
+
+/* Logging. CHORUS_DEBUG=WARN|INFO|TRACE; WARN is on by default. The message
+ * goes to stderr prefixed by host, pid and subsystem. Not for hot paths. */
+typedef enum { LOG_NONE = 0, LOG_WARN, LOG_INFO, LOG_TRACE } log_level_t;
+int log_enabled(log_level_t lvl, const char *subsys);
+void log_msg(log_level_t lvl, const char *subsys, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#define LOG_WARN_(sub, ...) log_msg(LOG_WARN, sub, __VA_ARGS__)
+#define LOG_INFO_(sub, ...) \
+  do { if (log_enabled(LOG_INFO, sub)) log_msg(LOG_INFO, sub, __VA_ARGS__); } while (0)
+
+/* Record a failure message for chorus_last_error() (thread-local). */
+void chorus_set_last_error(const char *msg);
+/* Format and record; returns r so that `return err_set(r, ...)` reads well. */
+chorus_result_t err_set(chorus_result_t r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Propagate a failing result to the caller's cleanup path. */
+#define CHECK(call)                          \
+  do {                                       \
+    res = (call);                            \
+    if (res != chorus_success) goto cleanup; \
+  } while (0)
+
+#endif

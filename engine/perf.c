@@ -1,0 +1,627 @@
+/* perf.c -- `chorus perf`: nccl-tests' columns for any collective, every
+ * result checked against a reference this file computes on its own (scalar
+ * arithmetic in double on inputs every rank can regenerate), and a CSV with
+ * the simulator's schema. Ranks are forked here (-n), threads of one process
+ * (--threads), or come from a launcher's environment (mpirun, srun,
+ * torchrun). */
+#include "perf.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chorus.h"
+#include "comm.h"
+#include "kernels.h"
+#include "params.h"
+
+typedef struct {
+  chorus_coll_t coll;
+  int nranks;
+  size_t minb, maxb;
+  double factor;
+  long step; /* -i-like additive step when > 0 */
+  chorus_dtype_t dt;
+  chorus_redop_t op;
+  int root;
+  char algo[64];
+  int nchannels;
+  int warmup, iters;
+  int check;
+  int threads;
+  int inplace_mode; /* 0 both, 1 only out of place, 2 only in place */
+  const char *csv;
+} perf_opts_t;
+
+/* --- an independent reference: scalar conversions and arithmetic --- */
+
+static float half_to_float(uint16_t h) {
+  int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+  float v;
+  if (e == 0) v = ldexpf((float)m, -24);
+  else if (e == 31) v = m ? NAN : INFINITY;
+  else v = ldexpf((float)(m | 1024), e - 25);
+  return s ? -v : v;
+}
+
+static uint16_t float_to_half(float f) {
+  /* Round to nearest even through frexp: the values here are small. */
+  uint16_t s = signbit(f) ? 0x8000 : 0;
+  f = fabsf(f);
+  if (f == 0) return s;
+  if (isinf(f) || f >= 65520.0f) return s | 0x7c00;
+  int e;
+  frexpf(f, &e); /* f = m * 2^e, m in [0.5,1) */
+  int ue = e - 1;  /* f = 1.x * 2^ue */
+  if (ue < -14) {
+    float m = nearbyintf(ldexpf(f, 24));
+    return s | (uint16_t)m;
+  }
+  float m = nearbyintf(ldexpf(f, 10 - ue)); /* 1024..2048 */
+  if (m >= 2048) m /= 2, ue++;
+  if (ue > 15) return s | 0x7c00;
+  return s | (uint16_t)((ue + 15) << 10) | (uint16_t)((int)m - 1024);
+}
+
+static float bf16_to_float(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static uint16_t float_to_bf16(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  u += 0x7fff + ((u >> 16) & 1);
+  return (uint16_t)(u >> 16);
+}
+
+static double get(const void *b, chorus_dtype_t dt, size_t i) {
+  switch (dt) {
+  case chorus_int8: return ((const int8_t *)b)[i];
+  case chorus_uint8: return ((const uint8_t *)b)[i];
+  case chorus_int32: return ((const int32_t *)b)[i];
+  case chorus_uint32: return ((const uint32_t *)b)[i];
+  case chorus_int64: return (double)((const int64_t *)b)[i];
+  case chorus_uint64: return (double)((const uint64_t *)b)[i];
+  case chorus_float16: return half_to_float(((const uint16_t *)b)[i]);
+  case chorus_bfloat16: return bf16_to_float(((const uint16_t *)b)[i]);
+  case chorus_float32: return ((const float *)b)[i];
+  case chorus_float64: return ((const double *)b)[i];
+  default: return 0;
+  }
+}
+
+static void put(void *b, chorus_dtype_t dt, size_t i, double v) {
+  switch (dt) {
+  case chorus_int8: ((int8_t *)b)[i] = (int8_t)v; break;
+  case chorus_uint8: ((uint8_t *)b)[i] = (uint8_t)v; break;
+  case chorus_int32: ((int32_t *)b)[i] = (int32_t)v; break;
+  case chorus_uint32: ((uint32_t *)b)[i] = (uint32_t)v; break;
+  case chorus_int64: ((int64_t *)b)[i] = (int64_t)v; break;
+  case chorus_uint64: ((uint64_t *)b)[i] = (uint64_t)v; break;
+  case chorus_float16: ((uint16_t *)b)[i] = float_to_half((float)v); break;
+  case chorus_bfloat16: ((uint16_t *)b)[i] = float_to_bf16((float)v); break;
+  case chorus_float32: ((float *)b)[i] = (float)v; break;
+  case chorus_float64: ((double *)b)[i] = v; break;
+  default: break;
+  }
+}
+
+static int is_signed(chorus_dtype_t dt) { return dt != chorus_uint8 && dt != chorus_uint32 && dt != chorus_uint64; }
+static int is_float(chorus_dtype_t dt) { return dt >= chorus_float16; }
+
+/* Rank r's input element i: small integers, so that every order of
+ * summation gives the same bits in every type (sums stay below 2^7). */
+static double input_value(chorus_redop_t op, chorus_dtype_t dt, int r, size_t i) {
+  size_t h = (size_t)r * 7 + i * 3 + (i >> 7);
+  switch (op) {
+  case chorus_prod: return (r + i) % 7 == 0 ? 2 : 1;
+  case chorus_min:
+  case chorus_max: return (double)(h % 17) - (is_signed(dt) ? 8 : 0);
+  default: return (double)(h % 4) - (is_signed(dt) && (i & 1) ? 1 : 0);
+  }
+}
+
+static double reduce_ref(chorus_redop_t op, chorus_dtype_t dt, int nranks, size_t idx, int (*rank_of)(int, void *),
+                         void *arg) {
+  double acc = 0;
+  for (int q = 0; q < nranks; q++) {
+    double v = input_value(op, dt, rank_of(q, arg), idx);
+    if (q == 0) acc = v;
+    else if (op == chorus_prod) acc *= v;
+    else if (op == chorus_min) acc = v < acc ? v : acc;
+    else if (op == chorus_max) acc = v > acc ? v : acc;
+    else acc += v;
+  }
+  if (op == chorus_avg) acc = is_float(dt) ? acc / nranks : trunc(acc / nranks);
+  return acc;
+}
+
+static int ident(int q, void *arg) { return q; }
+
+static int close_enough(double got, double want, chorus_dtype_t dt, chorus_redop_t op) {
+  if (got == want) return 1;
+  if (op != chorus_avg || !is_float(dt)) return 0;
+  double tol = dt == chorus_float16 ? 1.0 / 1024 : dt == chorus_bfloat16 ? 1.0 / 128 : dt == chorus_float32 ? 1e-6 : 1e-14;
+  return fabs(got - want) <= tol * fabs(want) + 1e-30;
+}
+
+/* --- one rank --- */
+
+typedef struct {
+  const perf_opts_t *o;
+  chorus_comm_t *comm;
+  int rank, nranks, nhosts;
+  char *send, *recv;
+  size_t sendcap, recvcap;
+  FILE *csv;
+  int failed;
+} rank_t;
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+static void units(chorus_coll_t c, int n, int *in_u, int *out_u) {
+  *in_u = (c == chorus_reducescatter || c == chorus_alltoall) ? n : 1;
+  *out_u = (c == chorus_allgather || c == chorus_alltoall) ? n : 1;
+}
+
+static double bus_factor(chorus_coll_t c, int n) {
+  switch (c) {
+  case chorus_allreduce: return n > 1 ? 2.0 * (n - 1) / n : 0;
+  case chorus_allgather:
+  case chorus_reducescatter:
+  case chorus_alltoall: return n > 1 ? (double)(n - 1) / n : 0;
+  default: return 1;
+  }
+}
+
+/* Fill this rank's input (for in place, inside the output where the API
+ * says) and return the input and output pointers to pass. */
+static void prepare(rank_t *R, size_t count, int inplace, const void **in, void **out) {
+  const perf_opts_t *o = R->o;
+  size_t es = chorus_dtype_size(o->dt);
+  int in_u, out_u;
+  units(o->coll, R->nranks, &in_u, &out_u);
+  char *ib = R->send, *ob = R->recv;
+  if (inplace) {
+    if (o->coll == chorus_allgather) ib = ob + (size_t)R->rank * count * es;
+    else if (o->coll == chorus_reducescatter) ib = R->send, ob = R->send + (size_t)R->rank * count * es;
+    else ib = ob;
+  }
+  int has_in = o->coll != chorus_broadcast || R->rank == o->root;
+  size_t nin = count * (size_t)in_u;
+  if (has_in)
+    for (size_t i = 0; i < nin; i++) put(ib, o->dt, i, input_value(o->op, o->dt, R->rank, i));
+  /* Poison the output so that an element never written is counted wrong. */
+  if (!(inplace && (o->coll == chorus_allgather || o->coll == chorus_reducescatter)) && !(inplace && has_in))
+    memset(ob, 0x5a, count * (size_t)out_u * es);
+  else if (inplace && o->coll == chorus_allgather) {
+    memset(ob, 0x5a, (size_t)R->rank * count * es);
+    memset(ob + (size_t)(R->rank + 1) * count * es, 0x5a, (size_t)(R->nranks - R->rank - 1) * count * es);
+  }
+  *in = ib;
+  *out = ob;
+}
+
+static long check(rank_t *R, size_t count, const void *outp) {
+  const perf_opts_t *o = R->o;
+  int n = R->nranks, r = R->rank;
+  long wrong = 0;
+  switch (o->coll) {
+  case chorus_allreduce:
+    for (size_t i = 0; i < count; i++)
+      wrong += !close_enough(get(outp, o->dt, i), reduce_ref(o->op, o->dt, n, i, ident, NULL), o->dt, o->op);
+    break;
+  case chorus_reduce:
+    if (r != o->root) break;
+    for (size_t i = 0; i < count; i++)
+      wrong += !close_enough(get(outp, o->dt, i), reduce_ref(o->op, o->dt, n, i, ident, NULL), o->dt, o->op);
+    break;
+  case chorus_broadcast:
+    for (size_t i = 0; i < count; i++) wrong += get(outp, o->dt, i) != input_value(o->op, o->dt, o->root, i);
+    break;
+  case chorus_allgather:
+    for (int j = 0; j < n; j++)
+      for (size_t i = 0; i < count; i++)
+        wrong += get(outp, o->dt, (size_t)j * count + i) != input_value(o->op, o->dt, j, i);
+    break;
+  case chorus_reducescatter:
+    for (size_t i = 0; i < count; i++)
+      wrong += !close_enough(get(outp, o->dt, i), reduce_ref(o->op, o->dt, n, (size_t)r * count + i, ident, NULL),
+                             o->dt, o->op);
+    break;
+  case chorus_alltoall:
+    for (int j = 0; j < n; j++)
+      for (size_t i = 0; i < count; i++)
+        wrong += get(outp, o->dt, (size_t)j * count + i) != input_value(o->op, o->dt, j, (size_t)r * count + i);
+    break;
+  default: break;
+  }
+  return wrong;
+}
+
+static chorus_result_t run_point(rank_t *R, size_t count, int inplace, double *time_us, long *wrong) {
+  const perf_opts_t *o = R->o;
+  const void *in;
+  void *out;
+  chorus_result_t res;
+  *wrong = 0;
+  if (o->check) {
+    prepare(R, count, inplace, &in, &out);
+    res = chorus_run_collective(o->coll, in, out, count, o->dt, o->op, o->root, R->comm, NULL);
+    if (res != chorus_success) return res;
+    *wrong = check(R, count, out);
+  } else {
+    prepare(R, 0, inplace, &in, &out);
+    size_t es = chorus_dtype_size(o->dt);
+    if (inplace && o->coll == chorus_allgather) in = R->recv + (size_t)R->rank * count * es;
+    if (inplace && o->coll == chorus_reducescatter) out = R->send + (size_t)R->rank * count * es;
+  }
+  for (int i = 0; i < o->warmup; i++) {
+    res = chorus_run_collective(o->coll, in, out, count, o->dt, o->op, o->root, R->comm, NULL);
+    if (res != chorus_success) return res;
+  }
+  int32_t token = 1, sum;
+  res = chorus_run_allreduce(&token, &sum, 1, chorus_int32, chorus_sum, R->comm, NULL);
+  if (res != chorus_success) return res;
+  double t0 = now_us();
+  for (int i = 0; i < o->iters; i++) {
+    res = chorus_run_collective(o->coll, in, out, count, o->dt, o->op, o->root, R->comm, NULL);
+    if (res != chorus_success) return res;
+  }
+  double t = (now_us() - t0) / (o->iters > 0 ? o->iters : 1);
+  /* The slowest rank's time, and every rank's wrong elements. */
+  double tmax;
+  res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL);
+  if (res != chorus_success) return res;
+  int64_t w = *wrong, wsum;
+  res = chorus_run_allreduce(&w, &wsum, 1, chorus_int64, chorus_sum, R->comm, NULL);
+  if (res != chorus_success) return res;
+  *time_us = tmax;
+  *wrong = (long)wsum;
+  return chorus_success;
+}
+
+static int run_rank(rank_t *R) {
+  const perf_opts_t *o = R->o;
+  chorus_comm_count(R->comm, &R->nranks);
+  chorus_comm_user_rank(R->comm, &R->rank);
+  chorus_comm_nhosts(R->comm, &R->nhosts);
+  comm_force(R->comm, o->algo, o->nchannels);
+  size_t es = chorus_dtype_size(o->dt);
+  int in_u, out_u, n = R->nranks;
+  units(o->coll, n, &in_u, &out_u);
+  int per_rank_total = o->coll == chorus_allgather || o->coll == chorus_reducescatter || o->coll == chorus_alltoall;
+  size_t maxcount = o->maxb / es / (per_rank_total ? (size_t)n : 1);
+  R->sendcap = (maxcount * (size_t)in_u + 64) * es;
+  R->recvcap = (maxcount * (size_t)out_u + 64) * es;
+  if (posix_memalign((void **)&R->send, 4096, R->sendcap) || posix_memalign((void **)&R->recv, 4096, R->recvcap)) {
+    fprintf(stderr, "chorus perf: rank %d: cannot allocate %zu + %zu bytes\n", R->rank, R->sendcap, R->recvcap);
+    return 1;
+  }
+  memset(R->send, 0, R->sendcap); /* touch every page before timing */
+  memset(R->recv, 0, R->recvcap);
+  int root_print = R->rank == 0;
+  int rooted = o->coll == chorus_broadcast || o->coll == chorus_reduce;
+  if (root_print) {
+    printf("# chorus perf %s: %d ranks on %d hosts, dtype %s, op %s, algo %s, channels %s, warmup %d, iters %d, "
+           "kernels %s\n",
+           chorus_coll_name(o->coll), n, R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op),
+           o->algo[0] ? o->algo : "auto", o->nchannels ? "fixed" : "auto", o->warmup, o->iters, kern_isa());
+    printf("#%76s%32s\n", "out-of-place", "in-place");
+    printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "size", "count", "type", "redop", "root",
+           "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+    printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "(B)", "(elements)", "", "", "", "(us)",
+           "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    fflush(stdout);
+  }
+  double sum_busbw = 0;
+  int npoints = 0, status = 0;
+  size_t prev = 0;
+  for (size_t size = o->minb; size <= o->maxb;) {
+    size_t count = size / es / (per_rank_total ? (size_t)n : 1);
+    size_t bytes = count * es * (per_rank_total ? (size_t)n : 1);
+    if (bytes != prev || size == o->minb) {
+      double t[2] = {0, 0};
+      long wrong[2] = {0, 0};
+      int done[2] = {0, 0};
+      for (int ip = 0; ip < 2; ip++) {
+        if ((ip == 0 && o->inplace_mode == 2) || (ip == 1 && o->inplace_mode == 1)) continue;
+        chorus_result_t res = run_point(R, count, ip, &t[ip], &wrong[ip]);
+        if (res != chorus_success) {
+          fprintf(stderr, "chorus perf: rank %d: %s of %zu bytes failed: %s: %s\n", R->rank,
+                  chorus_coll_name(o->coll), bytes, chorus_result_string(res), chorus_last_error());
+          free(R->send);
+          free(R->recv);
+          return 1;
+        }
+        done[ip] = 1;
+        if (wrong[ip]) status = 1;
+      }
+      if (root_print) {
+        printf("%12zu %13zu %9s %7s %6d", bytes, count, chorus_dtype_name(o->dt),
+               o->coll == chorus_allreduce || o->coll == chorus_reduce || o->coll == chorus_reducescatter
+                   ? chorus_redop_name(o->op)
+                   : "none",
+               rooted ? o->root : -1);
+        for (int ip = 0; ip < 2; ip++) {
+          if (!done[ip]) {
+            printf(" %8s %7s %7s %6s", "-", "-", "-", "-");
+            continue;
+          }
+          double algbw = t[ip] > 0 ? (double)bytes / t[ip] / 1e3 : 0;
+          double busbw = algbw * bus_factor(o->coll, n);
+          printf(" %8.2f %7.2f %7.2f %6ld", t[ip], algbw, busbw, wrong[ip]);
+          sum_busbw += busbw;
+          npoints++;
+          if (R->csv)
+            fprintf(R->csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,%ld\n", chorus_coll_name(o->coll),
+                    comm_last_algo(R->comm)[0] ? comm_last_algo(R->comm) : "none", param_str(PARAM_PROTO), n,
+                    R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op), rooted ? o->root : -1, ip, bytes,
+                    count, t[ip], algbw, busbw, wrong[ip]);
+        }
+        printf("\n");
+        fflush(stdout);
+        if (R->csv) fflush(R->csv);
+      }
+      prev = bytes;
+    }
+    size_t next = o->step > 0 ? size + (size_t)o->step : (size_t)((double)size * o->factor);
+    if (next <= size) break;
+    size = next;
+  }
+  if (root_print) {
+    printf("# Out of bounds values : %s\n", status ? "some wrong (see #wrong)" : "0 OK");
+    printf("# Avg bus bandwidth    : %.4f\n#\n", npoints ? sum_busbw / npoints : 0);
+  }
+  free(R->send);
+  free(R->recv);
+  return status;
+}
+
+/* --- launching --- */
+
+static int usage(FILE *f) {
+  fprintf(f,
+          "usage: chorus perf COLLECTIVE [-n ranks] [-b min] [-e max] [-f factor] [-d dtype] [-o op] [-r root]\n"
+          "                  [-a algo] [-c channels] [-w warmup] [-i iters] [--csv FILE] [--threads]\n"
+          "                  [--inplace 0|1|both] [--no-check]\n\n"
+          "  COLLECTIVE   allreduce, broadcast, reduce, allgather, reducescatter, alltoall\n"
+          "  -n N         fork N local ranks (default: the launcher's ranks, else 1)\n"
+          "  --threads    run the N ranks as threads of this process instead\n"
+          "  -b, -e       smallest and largest size in bytes (K, M, G suffixes; default 8 and 64M)\n"
+          "  -f F         multiply the size by F each step (default 2)\n"
+          "  -d dtype     int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double (default float)\n"
+          "  -o op        sum prod min max avg (default sum)\n"
+          "  -r root      root of broadcast and reduce (default 0)\n"
+          "  -a algo      algorithm script (default: the tuner's choice)\n"
+          "  -c N         channels (default: the tuner's choice)\n"
+          "  -w, -i       warm-up and timed iterations (default 5 and 20)\n"
+          "  --csv FILE   also write one row per measured point\n\n"
+          "Sizes follow nccl-tests: the bytes of one rank's buffer for allreduce, broadcast and reduce, the\n"
+          "total for allgather, reducescatter and alltoall. Exits 1 when any element is wrong.\n");
+  return f == stderr ? 2 : 0;
+}
+
+static int parse_size(const char *s, size_t *out) {
+  char *end;
+  double v = strtod(s, &end);
+  if (end == s || v < 0) return -1;
+  switch (*end) {
+  case 'k': case 'K': v *= 1024, end++; break;
+  case 'm': case 'M': v *= 1024 * 1024, end++; break;
+  case 'g': case 'G': v *= 1024.0 * 1024 * 1024, end++; break;
+  default: break;
+  }
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end) return -1;
+  *out = (size_t)v;
+  return 0;
+}
+
+typedef struct {
+  rank_t R;
+  int status;
+} thread_rank_t;
+
+static void *thread_main(void *arg) {
+  thread_rank_t *t = arg;
+  t->status = run_rank(&t->R);
+  return NULL;
+}
+
+static FILE *open_csv(const perf_opts_t *o) {
+  if (!o->csv) return NULL;
+  FILE *f = fopen(o->csv, "w");
+  if (!f) {
+    fprintf(stderr, "chorus perf: --csv %s: %s\n", o->csv, strerror(errno));
+    return NULL;
+  }
+  fprintf(f, "collective,algo,proto,nranks,nnodes,dtype,op,root,inplace,size_bytes,count,time_us,algbw_GBps,"
+             "busbw_GBps,wrong\n");
+  return f;
+}
+
+int cmd_perf(int argc, char **argv) {
+  perf_opts_t o = {.nranks = 0, .minb = 8, .maxb = 64u << 20, .factor = 2, .dt = chorus_float32, .op = chorus_sum,
+                   .warmup = 5, .iters = 20, .check = 1};
+  static const struct option longs[] = {{"csv", required_argument, NULL, 'C'},
+                                        {"threads", no_argument, NULL, 'T'},
+                                        {"no-check", no_argument, NULL, 'N'},
+                                        {"inplace", required_argument, NULL, 'P'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  if (argc < 2 || argv[1][0] == '-') {
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout);
+    fprintf(stderr, "chorus perf: give the collective first (allreduce, broadcast, ...)\n");
+    return usage(stderr);
+  }
+  if (chorus_coll_parse(argv[1], &o.coll) != chorus_success) {
+    fprintf(stderr, "chorus perf: unknown collective '%s'\n", argv[1]);
+    return 2;
+  }
+  optind = 2;
+  int c;
+  while ((c = getopt_long(argc, argv, "n:b:e:f:d:o:r:a:c:w:i:h", longs, NULL)) != -1) {
+    switch (c) {
+    case 'n': o.nranks = atoi(optarg); break;
+    case 'b':
+      if (parse_size(optarg, &o.minb)) return fprintf(stderr, "chorus perf: -b: '%s' is not a size\n", optarg), 2;
+      break;
+    case 'e':
+      if (parse_size(optarg, &o.maxb)) return fprintf(stderr, "chorus perf: -e: '%s' is not a size\n", optarg), 2;
+      break;
+    case 'f': o.factor = atof(optarg); break;
+    case 'd':
+      if (chorus_dtype_parse(optarg, &o.dt) != chorus_success)
+        return fprintf(stderr, "chorus perf: -d: %s\n", chorus_last_error()), 2;
+      break;
+    case 'o':
+      if (chorus_redop_parse(optarg, &o.op) != chorus_success)
+        return fprintf(stderr, "chorus perf: -o: %s\n", chorus_last_error()), 2;
+      break;
+    case 'r': o.root = atoi(optarg); break;
+    case 'a': snprintf(o.algo, sizeof o.algo, "%s", optarg); break;
+    case 'c': o.nchannels = atoi(optarg); break;
+    case 'w': o.warmup = atoi(optarg); break;
+    case 'i': o.iters = atoi(optarg); break;
+    case 'C': o.csv = optarg; break;
+    case 'T': o.threads = 1; break;
+    case 'N': o.check = 0; break;
+    case 'P': o.inplace_mode = !strcmp(optarg, "0") ? 1 : !strcmp(optarg, "1") ? 2 : 0; break;
+    case 'h': return usage(stdout);
+    default: return usage(stderr);
+    }
+  }
+  if (o.factor <= 1 && o.minb != o.maxb) return fprintf(stderr, "chorus perf: -f must be above 1\n"), 2;
+  if (o.minb > o.maxb) return fprintf(stderr, "chorus perf: -b %zu is above -e %zu\n", o.minb, o.maxb), 2;
+  if (o.nchannels < 0 || o.nchannels > PLAN_MAX_CHANNELS)
+    return fprintf(stderr, "chorus perf: -c must be 1..%d\n", PLAN_MAX_CHANNELS), 2;
+
+  int from_env = !o.nranks && (getenv("OMPI_COMM_WORLD_RANK") || getenv("SLURM_PROCID") ||
+                               (getenv("RANK") && getenv("WORLD_SIZE")));
+  if (!o.nranks) o.nranks = 1;
+  if (o.root < 0 || (!from_env && o.root >= o.nranks))
+    return fprintf(stderr, "chorus perf: -r %d is not a rank of %d\n", o.root, o.nranks), 2;
+
+  if (from_env) {
+    rank_t R = {.o = &o};
+    chorus_result_t res = chorus_comm_init_env(&R.comm);
+    if (res != chorus_success) {
+      fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res), chorus_last_error());
+      return 1;
+    }
+    int rank;
+    chorus_comm_user_rank(R.comm, &rank);
+    if (rank == 0) R.csv = open_csv(&o);
+    int st = run_rank(&R);
+    if (R.csv) fclose(R.csv);
+    chorus_comm_destroy(R.comm);
+    return st;
+  }
+  if (o.threads) {
+    chorus_comm_t **comms = calloc((size_t)o.nranks, sizeof *comms);
+    thread_rank_t *t = calloc((size_t)o.nranks, sizeof *t);
+    pthread_t *th = calloc((size_t)o.nranks, sizeof *th);
+    if (!comms || !t || !th) return fprintf(stderr, "chorus perf: out of memory\n"), 1;
+    chorus_result_t res = chorus_comm_init_all(comms, o.nranks);
+    if (res != chorus_success) {
+      fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res), chorus_last_error());
+      return 1;
+    }
+    FILE *csv = open_csv(&o);
+    for (int r = 0; r < o.nranks; r++) {
+      t[r].R = (rank_t){.o = &o, .comm = comms[r], .csv = r == 0 ? csv : NULL};
+      pthread_create(&th[r], NULL, thread_main, &t[r]);
+    }
+    int st = 0;
+    for (int r = 0; r < o.nranks; r++) {
+      pthread_join(th[r], NULL);
+      st |= t[r].status;
+    }
+    for (int r = 0; r < o.nranks; r++) chorus_comm_destroy(comms[r]);
+    if (csv) fclose(csv);
+    free(comms);
+    free(t);
+    free(th);
+    return st;
+  }
+  chorus_unique_id_t id;
+  chorus_result_t res = chorus_get_unique_id(&id);
+  if (res != chorus_success) {
+    fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res), chorus_last_error());
+    return 1;
+  }
+  fflush(stdout);
+  pid_t *pids = calloc((size_t)o.nranks, sizeof *pids);
+  if (!pids) return 1;
+  for (int r = 0; r < o.nranks; r++) {
+    pids[r] = fork();
+    if (pids[r] < 0) {
+      fprintf(stderr, "chorus perf: fork: %s\n", strerror(errno));
+      for (int q = 0; q < r; q++) kill(pids[q], SIGTERM);
+      return 1;
+    }
+    if (pids[r] == 0) {
+      rank_t R = {.o = &o};
+      res = chorus_comm_init_rank(&R.comm, o.nranks, id, r);
+      if (res != chorus_success) {
+        fprintf(stderr, "chorus perf: rank %d: %s: %s\n", r, chorus_result_string(res), chorus_last_error());
+        _exit(1);
+      }
+      if (r == 0) R.csv = open_csv(&o);
+      int st = run_rank(&R);
+      if (R.csv) fclose(R.csv);
+      chorus_comm_destroy(R.comm);
+      fflush(stdout);
+      _exit(st);
+    }
+  }
+  int st = 0;
+  for (int r = 0; r < o.nranks; r++) {
+    int ws;
+    if (waitpid(pids[r], &ws, 0) < 0) {
+      st = 1;
+      continue;
+    }
+    if (WIFSIGNALED(ws)) {
+      fprintf(stderr, "chorus perf: rank %d was killed by signal %d\n", r, WTERMSIG(ws));
+      st = 1;
+    } else if (WEXITSTATUS(ws)) {
+      st = st ? st : WEXITSTATUS(ws);
+    }
+  }
+  free(pids);
+  return st;
+}
+
+int cmd_doctor(int argc, char **argv) {
+  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    printf("usage: chorus doctor\n\nLists every CHORUS_* setting with its value, the kernels in use, this host's\n"
+           "identity and the interface sockets would use.\n");
+    return 0;
+  }
+  int v = chorus_version();
+  printf("chorus %d.%d.%d, kernels %s\n\nsettings:\n", v / 10000, v / 100 % 100, v % 100, kern_isa());
+  param_list(stdout);
+  char host[BOOT_HOSTID_LEN], ifname[64] = "", addr[64] = "";
+  boot_host_id(host, sizeof host);
+  net_addr_t a;
+  if (net_pick_addr(&a, ifname, sizeof ifname) == chorus_success) net_addr_str(&a, addr, sizeof addr);
+  else snprintf(addr, sizeof addr, "none: %s", chorus_last_error());
+  printf("\nhost identity: %s\nsocket interface: %s %s\n", host, ifname, addr);
+  return 0;
+}

@@ -1,0 +1,77 @@
+/* ring.c -- the slow path of waiting on a slot ring: spin, then futex, and
+ * the checks that turn a dead or failed peer into an error, never a hang. */
+#include <errno.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport.h"
+
+double tr_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Shared futexes (no FUTEX_PRIVATE_FLAG): the word may be in a segment
+ * mapped by another process. */
+static void futex_wait(uint32_t *word, uint32_t val, long ns) {
+  struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+  syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+void ring_wake(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0); }
+
+void ring_abort(ring_ctrl_t *c, uint32_t why) {
+  __atomic_store_n(&c->abort, why ? why : 1, __ATOMIC_SEQ_CST);
+  ring_wake(&c->head);
+  ring_wake(&c->tail);
+}
+
+/* Gone: no such process, or a zombie not yet reaped (its parent may be
+ * the very rank that waits on it). */
+static int peer_gone(int pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  char path[64], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')');
+  return p && (p[2] == 'Z' || p[2] == 'X');
+}
+
+int ring_peer_gone(int pid) { return pid > 0 && peer_gone(pid); }
+
+static long spin_override = -1;
+
+void ring_set_spin(long polls) { spin_override = polls; }
+
+ring_wait_t ring_wait_slow(ring_t *r, uint32_t *word, uint32_t *sleepers, uint32_t target, double timeout_s) {
+  long spin = spin_override >= 0 ? spin_override : param_int(PARAM_SPIN);
+  for (long i = 0; i < spin; i++) {
+    if (ring_passed(__atomic_load_n(word, __ATOMIC_ACQUIRE), target)) return RING_OK;
+    if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_RELAXED)) return RING_ABORTED;
+    if (r->stop && *r->stop) return RING_STOPPED;
+    __builtin_ia32_pause();
+  }
+  double deadline = timeout_s > 0 ? tr_now() + timeout_s : 0;
+  for (;;) {
+    __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+    uint32_t v = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+    if (!ring_passed(v, target) && !__atomic_load_n(&r->ctrl->abort, __ATOMIC_SEQ_CST) && !(r->stop && *r->stop))
+      futex_wait(word, v, 20 * 1000 * 1000);
+    __atomic_sub_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+    if (ring_passed(__atomic_load_n(word, __ATOMIC_ACQUIRE), target)) return RING_OK;
+    if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_RELAXED)) return RING_ABORTED;
+    if (r->stop && *r->stop) return RING_STOPPED;
+    if (ring_peer_gone(r->peer_pid)) return RING_PEER_DEAD;
+    if (deadline && tr_now() > deadline) return RING_TIMEOUT;
+  }
+}

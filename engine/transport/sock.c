@@ -1,0 +1,253 @@
+/* sock.c -- the TCP transport between hosts. Each side keeps a local slot
+ * ring (the executor writes or reads it as it would a shm ring); proxy
+ * threads move steps between the ring and CHORUS_NSOCKS_PERCONN TCP streams.
+ * Step s travels on stream s % nsocks, so consecutive (large) steps move in
+ * parallel; each step carries its 8-byte meta as a header. A stream thread
+ * only ever blocks on its own socket and its own ring, so no connection can
+ * stall another. Steps finish out of order across streams; the ring counter
+ * advances in order through per-slot done flags. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net.h"
+#include "transport.h"
+
+#define SOCK_MAX_STREAMS 8
+#define BOOT_MAGIC_SOCK 0x43485350u /* "CHSP" */
+
+typedef struct {
+  uint32_t magic;
+  uint8_t secret[16];
+  int32_t rank, channel, stream;
+} sock_hello_t;
+
+typedef struct {
+  net_addr_t addr;
+  int32_t nsocks;
+} sock_desc_t;
+
+typedef struct sock_priv sock_priv_t;
+
+typedef struct {
+  sock_priv_t *p;
+  int index;
+  pthread_t thread;
+  int started;
+} sock_stream_t;
+
+struct sock_priv {
+  void *mem;
+  size_t memsize;
+  int lfd;
+  int nsocks;
+  int fds[SOCK_MAX_STREAMS];
+  sock_stream_t streams[SOCK_MAX_STREAMS];
+  uint8_t done[EXEC_NSTEPS];
+  volatile int closing;
+  int is_send;
+  conn_t *conn;
+};
+
+static chorus_result_t priv_create(conn_t *c, const tr_args_t *a, int is_send) {
+  sock_priv_t *p = calloc(1, sizeof *p);
+  if (!p) return err_set(chorus_out_of_memory, "sock: out of memory");
+  c->priv = p;
+  p->lfd = -1, p->is_send = is_send, p->conn = c;
+  for (int i = 0; i < SOCK_MAX_STREAMS; i++) p->fds[i] = -1;
+  long n = param_int(PARAM_NSOCKS_PERCONN);
+  p->nsocks = n < 1 ? 1 : n > SOCK_MAX_STREAMS ? SOCK_MAX_STREAMS : (int)n;
+  p->memsize = RING_SLOTS_OFFSET + (size_t)EXEC_NSTEPS * a->step_bytes;
+  if (posix_memalign(&p->mem, 4096, p->memsize) != 0) {
+    p->mem = NULL;
+    return err_set(chorus_out_of_memory, "sock: cannot allocate %zu bytes of slots", p->memsize);
+  }
+  memset(p->mem, 0, p->memsize); /* pre-fault: no first touch inside a collective */
+  c->ring = (ring_t){.ctrl = p->mem, .slots = (char *)p->mem + RING_SLOTS_OFFSET, .step_bytes = a->step_bytes,
+                     .stop = a->stop};
+  return chorus_success;
+}
+
+/* Advance the ring counter over every finished step, in order. */
+static void advance(sock_priv_t *p, uint32_t *ctr, uint32_t *sleepers) {
+  for (;;) {
+    uint32_t t = __atomic_load_n(ctr, __ATOMIC_ACQUIRE);
+    uint8_t one = 1;
+    if (!__atomic_compare_exchange_n(&p->done[t % EXEC_NSTEPS], &one, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return;
+    __atomic_store_n(ctr, t + 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST)) ring_wake(ctr);
+  }
+}
+
+static void stream_failed(sock_priv_t *p, const char *what) {
+  if (p->closing) return;
+  LOG_WARN_("SOCK", "connection to rank %d channel %d: %s", p->conn->peer, p->conn->channel, what);
+  ring_abort(p->conn->ring.ctrl, 2);
+}
+
+/* Sender stream: ship every step s = index (mod nsocks) the executor posts. */
+static void *send_main(void *arg) {
+  sock_stream_t *st = arg;
+  sock_priv_t *p = st->p;
+  ring_t r = p->conn->ring;
+  r.stop = &p->closing;
+  ring_ctrl_t *ctrl = r.ctrl;
+  int fd = p->fds[st->index];
+  for (uint32_t s = (uint32_t)st->index;; s += (uint32_t)p->nsocks) {
+    if (!ring_passed(__atomic_load_n(&ctrl->head, __ATOMIC_ACQUIRE), s + 1) &&
+        ring_wait_slow(&r, &ctrl->head, &ctrl->head_sleepers, s + 1, 0) != RING_OK)
+      return NULL;
+    uint64_t meta = ctrl->meta[s % EXEC_NSTEPS];
+    size_t bytes = (uint32_t)meta & ~RING_MORE;
+    if (net_send_all(fd, &meta, sizeof meta, 0) != chorus_success ||
+        net_send_all(fd, r.slots + (size_t)(s % EXEC_NSTEPS) * r.step_bytes, bytes, 0) != chorus_success) {
+      stream_failed(p, "send failed (peer gone?)");
+      return NULL;
+    }
+    __atomic_store_n(&p->done[s % EXEC_NSTEPS], 1, __ATOMIC_RELEASE);
+    advance(p, &ctrl->tail, &ctrl->tail_sleepers);
+  }
+}
+
+/* Receiver stream: take steps s = index (mod nsocks) into the ring. */
+static void *recv_main(void *arg) {
+  sock_stream_t *st = arg;
+  sock_priv_t *p = st->p;
+  ring_t r = p->conn->ring;
+  r.stop = &p->closing;
+  ring_ctrl_t *ctrl = r.ctrl;
+  int fd = p->fds[st->index];
+  for (uint32_t s = (uint32_t)st->index;; s += (uint32_t)p->nsocks) {
+    uint64_t meta;
+    if (net_recv_all(fd, &meta, sizeof meta, 0) != chorus_success) {
+      stream_failed(p, "the peer closed the connection");
+      return NULL;
+    }
+    size_t bytes = (uint32_t)meta & ~RING_MORE;
+    if (bytes > r.step_bytes) {
+      stream_failed(p, "a step larger than the slot arrived (CHORUS_BUFFSIZE differs between ranks?)");
+      return NULL;
+    }
+    uint32_t need = s - EXEC_NSTEPS + 1;
+    if (!ring_passed(__atomic_load_n(&ctrl->tail, __ATOMIC_ACQUIRE), need) &&
+        ring_wait_slow(&r, &ctrl->tail, &ctrl->tail_sleepers, need, 0) != RING_OK)
+      return NULL;
+    if (net_recv_all(fd, r.slots + (size_t)(s % EXEC_NSTEPS) * r.step_bytes, bytes, 0) != chorus_success) {
+      stream_failed(p, "the peer closed the connection");
+      return NULL;
+    }
+    ctrl->meta[s % EXEC_NSTEPS] = meta;
+    __atomic_store_n(&p->done[s % EXEC_NSTEPS], 1, __ATOMIC_RELEASE);
+    advance(p, &ctrl->head, &ctrl->head_sleepers);
+  }
+}
+
+static chorus_result_t start_streams(sock_priv_t *p) {
+  for (int i = 0; i < p->nsocks; i++) {
+    p->streams[i] = (sock_stream_t){.p = p, .index = i};
+    int rc = pthread_create(&p->streams[i].thread, NULL, p->is_send ? send_main : recv_main, &p->streams[i]);
+    if (rc != 0) return err_set(chorus_system_error, "sock: cannot start a proxy thread: %s", strerror(rc));
+    p->streams[i].started = 1;
+  }
+  return chorus_success;
+}
+
+static chorus_result_t sock_send_setup(conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
+  *len = 0;
+  return priv_create(c, a, 1);
+}
+
+static chorus_result_t sock_recv_setup(conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
+  chorus_result_t res = priv_create(c, a, 0);
+  if (res != chorus_success) return res;
+  sock_priv_t *p = c->priv;
+  sock_desc_t d = {.nsocks = p->nsocks};
+  memcpy(&d.addr, a->ifaddr, sizeof d.addr);
+  if (d.addr.sa.ss_family == AF_INET) ((struct sockaddr_in *)&d.addr.sa)->sin_port = 0;
+  else ((struct sockaddr_in6 *)&d.addr.sa)->sin6_port = 0;
+  res = net_listen(&d.addr, &p->lfd);
+  if (res != chorus_success) return res;
+  memcpy(desc, &d, sizeof d);
+  *len = sizeof d;
+  return chorus_success;
+}
+
+static chorus_result_t sock_send_connect(conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
+  sock_priv_t *p = c->priv;
+  sock_desc_t d;
+  if (len != sizeof d) return err_set(chorus_remote_error, "sock: rank %d sent a bad descriptor", a->peer);
+  memcpy(&d, desc, sizeof d);
+  p->nsocks = d.nsocks; /* the receiver decides, so both ends agree */
+  double timeout = (double)param_int(PARAM_TIMEOUT);
+  for (int i = 0; i < p->nsocks; i++) {
+    chorus_result_t res = net_connect(&d.addr, timeout, &p->fds[i]);
+    if (res != chorus_success) return res;
+    net_tune(p->fds[i], param_int(PARAM_SOCKET_BUFSIZE));
+    sock_hello_t h = {.magic = BOOT_MAGIC_SOCK, .rank = a->rank, .channel = a->channel, .stream = i};
+    memcpy(h.secret, a->secret, 16);
+    res = net_send_all(p->fds[i], &h, sizeof h, timeout);
+    if (res != chorus_success) return res;
+  }
+  return start_streams(p);
+}
+
+static chorus_result_t sock_recv_connect(conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
+  sock_priv_t *p = c->priv;
+  double timeout = (double)param_int(PARAM_TIMEOUT), deadline = tr_now() + timeout;
+  int got = 0;
+  while (got < p->nsocks) {
+    int fd;
+    double left = deadline - tr_now();
+    if (left <= 0 || net_accept(p->lfd, left, &fd) != chorus_success)
+      return err_set(chorus_timeout, "sock: rank %d did not open its %d streams within %.0f s", a->peer, p->nsocks,
+                     timeout);
+    sock_hello_t h;
+    if (net_recv_all(fd, &h, sizeof h, 5.0) != chorus_success || h.magic != BOOT_MAGIC_SOCK ||
+        memcmp(h.secret, a->secret, 16) != 0 || h.rank != a->peer || h.channel != a->channel || h.stream < 0 ||
+        h.stream >= p->nsocks || p->fds[h.stream] >= 0) {
+      LOG_WARN_("SOCK", "rank %d: refused a connection that did not present the secret", a->rank);
+      close(fd);
+      continue;
+    }
+    net_tune(fd, param_int(PARAM_SOCKET_BUFSIZE));
+    p->fds[h.stream] = fd;
+    got++;
+  }
+  close(p->lfd);
+  p->lfd = -1;
+  return start_streams(p);
+}
+
+static void sock_free(conn_t *c) {
+  sock_priv_t *p = c->priv;
+  if (!p) return;
+  p->closing = 1;
+  if (p->mem) {
+    ring_wake(&c->ring.ctrl->head);
+    ring_wake(&c->ring.ctrl->tail);
+  }
+  for (int i = 0; i < SOCK_MAX_STREAMS; i++)
+    if (p->fds[i] >= 0) shutdown(p->fds[i], SHUT_RDWR);
+  for (int i = 0; i < p->nsocks; i++)
+    if (p->streams[i].started) pthread_join(p->streams[i].thread, NULL);
+  for (int i = 0; i < SOCK_MAX_STREAMS; i++)
+    if (p->fds[i] >= 0) close(p->fds[i]);
+  if (p->lfd >= 0) close(p->lfd);
+  free(p->mem);
+  free(p);
+  c->priv = NULL;
+}
+
+const transport_t sock_transport = {
+    .name = "socket",
+    .send_setup = sock_send_setup,
+    .recv_setup = sock_recv_setup,
+    .send_connect = sock_send_connect,
+    .recv_connect = sock_recv_connect,
+    .free = sock_free,
+};

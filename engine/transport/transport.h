@@ -1,0 +1,144 @@
+/* transport.h -- one interface for moving steps between two ranks, and the
+ * slot ring every transport presents to the executor.
+ *
+ * A connection is a ring of EXEC_NSTEPS slots of step_bytes. The producer
+ * waits for room, writes slot[head % N], and posts head + 1 with the step's
+ * size and call tag; the consumer waits for head, reads the slot, and
+ * releases tail + 1. Counters live on their own cache lines. Waiting spins
+ * CHORUS_SPIN polls, then sleeps on a futex on the counter, so that many
+ * ranks on few cores still progress. For shm the ring sits in the
+ * receiver's shared segment and the sender writes the slot directly (one
+ * copy); for sockets each side has a local ring and proxy threads move
+ * steps between the rings and the TCP streams. The executor only ever sees
+ * rings, so its per-step path has no indirect call. Transports know nothing
+ * of plans or collectives. */
+#ifndef CHORUS_TRANSPORT_H
+#define CHORUS_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chorus.h"
+#include "params.h"
+
+/* Step metadata: bytes in the low 31 bits, "more steps of this chunk
+ * follow" in bit 31, the call's tag in the high 32 bits. */
+#define RING_MORE 0x80000000u
+
+typedef struct {
+  _Alignas(64) uint32_t head; /* steps posted by the producer */
+  uint32_t head_sleepers;
+  _Alignas(64) uint32_t tail; /* steps released by the consumer */
+  uint32_t tail_sleepers;
+  _Alignas(64) uint64_t meta[EXEC_NSTEPS];
+  _Alignas(64) uint32_t abort; /* nonzero: one side failed or left */
+  int32_t producer_pid, consumer_pid;
+} ring_ctrl_t;
+
+/* The slots start here inside a ring's memory. */
+#define RING_SLOTS_OFFSET 4096
+
+typedef struct {
+  ring_ctrl_t *ctrl;
+  char *slots;
+  size_t step_bytes;
+  uint32_t pos;             /* next step this side produces or consumes */
+  int peer_pid;             /* to notice a dead peer process (0: same process) */
+  const volatile int *stop; /* the communicator's abort flag */
+} ring_t;
+
+/* Why a wait ended. */
+typedef enum { RING_OK = 0, RING_ABORTED, RING_PEER_DEAD, RING_TIMEOUT, RING_STOPPED } ring_wait_t;
+
+/* Slow path of the waits: spin, then futex, until *word - target >= 0
+ * (wrapping), abort, stop, peer death or the deadline (timeout_s <= 0: none). */
+ring_wait_t ring_wait_slow(ring_t *r, uint32_t *word, uint32_t *sleepers, uint32_t target, double timeout_s);
+/* Polls before sleeping, replacing CHORUS_SPIN's default (process-wide). */
+void ring_set_spin(long polls);
+/* Whether a peer process has died (gone, or a zombie). */
+int ring_peer_gone(int pid);
+/* Wake every sleeper of the counter (after a post or release). */
+void ring_wake(uint32_t *word);
+/* Mark the ring aborted and wake both sides. */
+void ring_abort(ring_ctrl_t *c, uint32_t why);
+
+static inline int ring_passed(uint32_t v, uint32_t target) { return (int32_t)(v - target) >= 0; }
+
+/* Producer: wait until slot `pos` is free, return it. */
+static inline ring_wait_t ring_wait_room(ring_t *r, void **slot, double timeout_s) {
+  uint32_t need = r->pos - EXEC_NSTEPS + 1;
+  if (!ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), need) || r->ctrl->abort) {
+    ring_wait_t w = ring_wait_slow(r, &r->ctrl->tail, &r->ctrl->tail_sleepers, need, timeout_s);
+    if (w != RING_OK) return w;
+  }
+  *slot = r->slots + (size_t)(r->pos % EXEC_NSTEPS) * r->step_bytes;
+  return RING_OK;
+}
+
+static inline void ring_post(ring_t *r, uint32_t bytes_flags, uint32_t tag) {
+  r->ctrl->meta[r->pos % EXEC_NSTEPS] = (uint64_t)bytes_flags | (uint64_t)tag << 32;
+  r->pos++;
+  /* seq_cst store then load: pairs with the sleeper's increment-then-recheck. */
+  __atomic_store_n(&r->ctrl->head, r->pos, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&r->ctrl->head_sleepers, __ATOMIC_SEQ_CST)) ring_wake(&r->ctrl->head);
+}
+
+/* Consumer: wait until step `pos` has arrived; return its slot and meta. */
+static inline ring_wait_t ring_wait_data(ring_t *r, void **slot, uint64_t *meta, double timeout_s) {
+  uint32_t need = r->pos + 1;
+  if (!ring_passed(__atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE), need)) {
+    ring_wait_t w = ring_wait_slow(r, &r->ctrl->head, &r->ctrl->head_sleepers, need, timeout_s);
+    if (w != RING_OK) return w;
+  }
+  *slot = r->slots + (size_t)(r->pos % EXEC_NSTEPS) * r->step_bytes;
+  *meta = r->ctrl->meta[r->pos % EXEC_NSTEPS];
+  return RING_OK;
+}
+
+static inline void ring_release(ring_t *r) {
+  r->pos++;
+  __atomic_store_n(&r->ctrl->tail, r->pos, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&r->ctrl->tail_sleepers, __ATOMIC_SEQ_CST)) ring_wake(&r->ctrl->tail);
+}
+
+/* What a transport gets from the communicator to set up one connection. */
+typedef struct {
+  int rank, peer, channel;  /* channel: the connection's index among (rank, peer) */
+  size_t step_bytes;
+  const uint8_t *secret;    /* 16 bytes, presented on every socket */
+  const volatile int *stop; /* the communicator's abort flag */
+  const void *ifaddr;       /* net_addr_t: this rank's address, for listening sockets */
+} tr_args_t;
+
+#define TR_DESC_MAX 256
+
+typedef struct conn conn_t;
+
+/* A transport: the communicator calls these without knowing which one it is.
+ * Setup on both ends produces a descriptor that the bootstrap carries to the
+ * other end; connect consumes the other end's descriptor. After connect,
+ * conn->ring is ready for the executor. */
+typedef struct {
+  const char *name;
+  chorus_result_t (*send_setup)(conn_t *c, const tr_args_t *a, void *desc, size_t *len);
+  chorus_result_t (*recv_setup)(conn_t *c, const tr_args_t *a, void *desc, size_t *len);
+  chorus_result_t (*send_connect)(conn_t *c, const tr_args_t *a, const void *desc, size_t len);
+  chorus_result_t (*recv_connect)(conn_t *c, const tr_args_t *a, const void *desc, size_t len);
+  /* Stop proxies and release everything; safe on a half-set-up connection. */
+  void (*free)(conn_t *c);
+} transport_t;
+
+struct conn {
+  int peer, channel, is_send;
+  ring_t ring;
+  const transport_t *tr;
+  void *priv;
+};
+
+extern const transport_t shm_transport;
+extern const transport_t sock_transport;
+
+/* Monotonic seconds. */
+double tr_now(void);
+
+#endif

@@ -1,0 +1,266 @@
+/* plan.c -- the plan IR: creation, appending ops, fusion of plain sequences
+ * into the fused forms, node shapes, and the text dump. */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const op_names[PLAN_NUM_OPS] = {
+    [PLAN_OP_SEND] = "send",
+    [PLAN_OP_RECV] = "recv",
+    [PLAN_OP_RECV_REDUCE] = "recv_reduce",
+    [PLAN_OP_COPY] = "copy",
+    [PLAN_OP_RECV_COPY_SEND] = "recv_copy_send",
+    [PLAN_OP_RECV_REDUCE_SEND] = "recv_reduce_send",
+    [PLAN_OP_RECV_REDUCE_COPY_SEND] = "recv_reduce_copy_send",
+};
+
+static const char *const buf_names[PLAN_NUM_BUFS] = {"in", "out", "scratch"};
+
+const char *plan_op_name(plan_opcode_t code) {
+  return (unsigned)code < PLAN_NUM_OPS ? op_names[code] : "bad-op";
+}
+
+const char *plan_buf_name(plan_buf_t b) {
+  return (unsigned)b < PLAN_NUM_BUFS ? buf_names[b] : "bad-buf";
+}
+
+int plan_op_receives(plan_opcode_t code) {
+  return code == PLAN_OP_RECV || code == PLAN_OP_RECV_REDUCE || code == PLAN_OP_RECV_COPY_SEND ||
+         code == PLAN_OP_RECV_REDUCE_SEND || code == PLAN_OP_RECV_REDUCE_COPY_SEND;
+}
+
+int plan_op_sends(plan_opcode_t code) {
+  return code == PLAN_OP_SEND || code == PLAN_OP_RECV_COPY_SEND || code == PLAN_OP_RECV_REDUCE_SEND ||
+         code == PLAN_OP_RECV_REDUCE_COPY_SEND;
+}
+
+int plan_op_reads_src(plan_opcode_t code) {
+  return code == PLAN_OP_SEND || code == PLAN_OP_RECV_REDUCE || code == PLAN_OP_COPY ||
+         code == PLAN_OP_RECV_REDUCE_SEND || code == PLAN_OP_RECV_REDUCE_COPY_SEND;
+}
+
+int plan_op_writes_dst(plan_opcode_t code) {
+  return code == PLAN_OP_RECV || code == PLAN_OP_RECV_REDUCE || code == PLAN_OP_COPY ||
+         code == PLAN_OP_RECV_COPY_SEND || code == PLAN_OP_RECV_REDUCE_COPY_SEND;
+}
+
+void plan_coll_units(chorus_coll_t coll, int nranks, int *in_units, int *out_units) {
+  *in_units = 1;
+  *out_units = 1;
+  if (coll == chorus_allgather) *out_units = nranks;
+  if (coll == chorus_reducescatter) *in_units = nranks;
+  if (coll == chorus_alltoall) *in_units = *out_units = nranks;
+}
+
+int plan_coll_rooted(chorus_coll_t coll) { return coll == chorus_broadcast || coll == chorus_reduce; }
+
+int plan_coll_reduces(chorus_coll_t coll) {
+  return coll == chorus_allreduce || coll == chorus_reduce || coll == chorus_reducescatter;
+}
+
+chorus_result_t plan_shape_init(plan_shape_t *s, int nranks, int nnodes, const int *sizes) {
+  memset(s, 0, sizeof *s);
+  if (nranks < 1 || nnodes < 1 || nnodes > nranks) return chorus_invalid_argument;
+  s->nnodes = nnodes;
+  s->node_size = malloc(sizeof(int) * (size_t)nnodes);
+  s->node_first = malloc(sizeof(int) * (size_t)nnodes);
+  s->rank_node = malloc(sizeof(int) * (size_t)nranks);
+  if (!s->node_size || !s->node_first || !s->rank_node) {
+    plan_shape_fini(s);
+    return chorus_out_of_memory;
+  }
+  int total = 0;
+  for (int i = 0; i < nnodes; i++) {
+    int sz = sizes ? sizes[i] : nranks / nnodes + (i < nranks % nnodes);
+    if (sz < 1 || total + sz > nranks) {
+      plan_shape_fini(s);
+      return chorus_invalid_argument;
+    }
+    s->node_size[i] = sz;
+    s->node_first[i] = total;
+    for (int r = total; r < total + sz; r++) s->rank_node[r] = i;
+    total += sz;
+  }
+  if (total != nranks) {
+    plan_shape_fini(s);
+    return chorus_invalid_argument;
+  }
+  return chorus_success;
+}
+
+void plan_shape_fini(plan_shape_t *s) {
+  free(s->node_size);
+  free(s->node_first);
+  free(s->rank_node);
+  memset(s, 0, sizeof *s);
+}
+
+chorus_result_t plan_shape_copy(plan_shape_t *dst, const plan_shape_t *src, int nranks) {
+  return plan_shape_init(dst, nranks, src->nnodes, src->node_size);
+}
+
+int plan_shape_even(const plan_shape_t *s) {
+  for (int i = 1; i < s->nnodes; i++)
+    if (s->node_size[i] != s->node_size[0]) return 0;
+  return 1;
+}
+
+chorus_result_t plan_create(plan_t **out, chorus_coll_t coll, int nranks, int nchannels, int root,
+                            const plan_shape_t *shape) {
+  *out = NULL;
+  if (nranks < 1 || nranks > PLAN_MAX_RANKS || nchannels < 1 || nchannels > PLAN_MAX_CHANNELS ||
+      (unsigned)coll >= chorus_num_collectives || root < 0 || root >= nranks)
+    return chorus_invalid_argument;
+  plan_t *p = calloc(1, sizeof *p);
+  if (!p) return chorus_out_of_memory;
+  p->coll = coll;
+  p->nranks = nranks;
+  p->nchannels = nchannels;
+  p->root = root;
+  p->nchunks = 1;
+  plan_coll_units(coll, nranks, &p->in_units, &p->out_units);
+  chorus_result_t r = shape ? plan_shape_copy(&p->shape, shape, nranks) : plan_shape_init(&p->shape, nranks, 1, NULL);
+  if (r != chorus_success) goto fail;
+  p->progs = calloc((size_t)nranks * (size_t)nchannels, sizeof *p->progs);
+  if (!p->progs) {
+    r = chorus_out_of_memory;
+    goto fail;
+  }
+  *out = p;
+  return chorus_success;
+fail:
+  plan_destroy(p);
+  return r;
+}
+
+void plan_destroy(plan_t *p) {
+  if (!p) return;
+  plan_shape_fini(&p->shape);
+  for (int i = 0; i < p->nfiles; i++) free(p->files[i]);
+  free(p->progs);
+  free(p->ops);
+  free(p);
+}
+
+chorus_result_t plan_append(plan_t *p, int rank, int channel, const plan_op_t *op) {
+  if (rank < 0 || rank >= p->nranks || channel < 0 || channel >= p->nchannels) return chorus_invalid_argument;
+  plan_prog_t *prog = &p->progs[(size_t)rank * p->nchannels + channel];
+  if (prog->count == 0) prog->first = (uint32_t)p->nops;
+  /* Programs are contiguous: this op must extend the last program begun. */
+  if (prog->first + prog->count != p->nops) return chorus_invalid_usage;
+  if (p->nops == p->ops_cap) {
+    size_t cap = p->ops_cap ? p->ops_cap * 2 : 1024;
+    if (cap > UINT32_MAX) return chorus_out_of_memory;
+    plan_op_t *ops = realloc(p->ops, cap * sizeof *ops);
+    if (!ops) return chorus_out_of_memory;
+    p->ops = ops;
+    p->ops_cap = cap;
+  }
+  p->ops[p->nops++] = *op;
+  prog->count++;
+  return chorus_success;
+}
+
+int plan_file_index(plan_t *p, const char *path) {
+  for (int i = 0; i < p->nfiles; i++)
+    if (!strcmp(p->files[i], path)) return i;
+  if (p->nfiles == PLAN_MAX_FILES) return PLAN_MAX_FILES - 1;
+  p->files[p->nfiles] = strdup(path);
+  if (!p->files[p->nfiles]) return 0;
+  return p->nfiles++;
+}
+
+int plan_fuse_pair(plan_op_t *op, const plan_op_t *next) {
+  if (next->code != PLAN_OP_SEND || next->src_buf != op->dst_buf || next->src_chunk != op->dst_chunk) return 0;
+  if (op->code == PLAN_OP_RECV)
+    op->code = PLAN_OP_RECV_COPY_SEND;
+  else if (op->code == PLAN_OP_RECV_REDUCE)
+    op->code = PLAN_OP_RECV_REDUCE_COPY_SEND;
+  else
+    return 0;
+  op->send_peer = next->send_peer;
+  return 1;
+}
+
+size_t plan_fuse(plan_t *p) {
+  size_t fused = 0, w = 0;
+  for (size_t pi = 0; pi < (size_t)p->nranks * p->nchannels; pi++) {
+    plan_prog_t *prog = &p->progs[pi];
+    size_t first = prog->first, end = first + prog->count;
+    uint32_t new_first = (uint32_t)w;
+    for (size_t i = first; i < end; i++) {
+      plan_op_t op = p->ops[i];
+      if (i + 1 < end && plan_fuse_pair(&op, &p->ops[i + 1])) {
+        i++;
+        fused++;
+      }
+      p->ops[w++] = op;
+    }
+    prog->first = new_first;
+    prog->count = (uint32_t)(w - new_first);
+  }
+  p->nops = w;
+  return fused;
+}
+
+static void format_ref(char *buf, size_t len, int b, int chunk) {
+  snprintf(buf, len, "%s[%d]", plan_buf_name((plan_buf_t)b), chunk);
+}
+
+void plan_op_format(const plan_t *p, const plan_op_t *op, char *buf, size_t len) {
+  char src[48], dst[48], peers[64];
+  format_ref(src, sizeof src, op->src_buf, op->src_chunk);
+  format_ref(dst, sizeof dst, op->dst_buf, op->dst_chunk);
+  plan_opcode_t c = (plan_opcode_t)op->code;
+  peers[0] = 0;
+  if (plan_op_receives(c) && plan_op_sends(c))
+    snprintf(peers, sizeof peers, " from %d to %d", op->recv_peer, op->send_peer);
+  else if (plan_op_receives(c))
+    snprintf(peers, sizeof peers, " from %d", op->recv_peer);
+  else if (plan_op_sends(c))
+    snprintf(peers, sizeof peers, " to %d", op->send_peer);
+  switch (c) {
+  case PLAN_OP_SEND:
+  case PLAN_OP_RECV_REDUCE_SEND:
+    snprintf(buf, len, "%s%s %s", plan_op_name(c), peers, src);
+    break;
+  case PLAN_OP_RECV:
+  case PLAN_OP_RECV_COPY_SEND:
+    snprintf(buf, len, "%s%s %s", plan_op_name(c), peers, dst);
+    break;
+  default:
+    snprintf(buf, len, "%s%s %s -> %s", plan_op_name(c), peers, src, dst);
+    break;
+  }
+}
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+void plan_dump(const plan_t *p, int rank, FILE *f) {
+  fprintf(f, "# plan %s %s nranks=%d nodes=%d channels=%d", p->algo, chorus_coll_name(p->coll), p->nranks,
+          p->shape.nnodes, p->nchannels);
+  if (plan_coll_rooted(p->coll)) fprintf(f, " root=%d", p->root);
+  if (p->opts[0]) fprintf(f, " opts=%s", p->opts);
+  fprintf(f, "\n# chunks per unit %d; in %d chunks, out %d chunks, scratch %d chunks\n", p->nchunks,
+          p->in_units * p->nchunks, p->out_units * p->nchunks, p->scratch_chunks);
+  for (int r = 0; r < p->nranks; r++) {
+    if (rank >= 0 && r != rank) continue;
+    for (int ch = 0; ch < p->nchannels; ch++) {
+      const plan_prog_t *prog = plan_prog(p, r, ch);
+      fprintf(f, "rank %d channel %d: %u ops\n", r, ch, prog->count);
+      const plan_op_t *ops = plan_prog_ops(p, r, ch);
+      for (uint32_t i = 0; i < prog->count; i++) {
+        char text[160];
+        plan_op_format(p, &ops[i], text, sizeof text);
+        if (ops[i].line > 0 && ops[i].file < p->nfiles)
+          fprintf(f, "  %4u  %-44s %s:%d\n", i, text, base_name(p->files[ops[i].file]), ops[i].line);
+        else
+          fprintf(f, "  %4u  %s\n", i, text);
+      }
+    }
+  }
+}

@@ -1,0 +1,34 @@
+# Tests of engine/: the slot ring and shm transport, the API end to end over
+# shm and over sockets, `chorus perf` across the collective x algorithm x type
+# x op x ranks matrix (processes and threads), and the multi-host test across
+# network namespaces.
+chorus_add_unit_test(test_shm SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_shm.c LIBS chorus_static)
+target_include_directories(test_shm PRIVATE ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/plan)
+chorus_add_unit_test(test_engine SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_engine.c LIBS chorus_static
+  LABELS unit;integration)
+chorus_add_unit_test(test_sock SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sock.c LIBS chorus_static
+  LABELS unit;integration)
+set_tests_properties(test_engine test_sock PROPERTIES TIMEOUT 300)
+
+foreach(mode procs threads)
+  add_test(NAME perf_matrix_${mode}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/perf_matrix.sh $<TARGET_FILE:chorus_cli> ${mode})
+  set_tests_properties(perf_matrix_${mode} PROPERTIES LABELS "integration" TIMEOUT 1800
+    ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos")
+endforeach()
+
+add_test(NAME netns_two_hosts
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/netns_two_hosts.sh $<TARGET_FILE:chorus_cli>)
+set_tests_properties(netns_two_hosts PROPERTIES LABELS "integration;netns" SKIP_RETURN_CODE 77 TIMEOUT 300
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos")
+
+# Command-line checks: the output must match (a failing run prints it).
+function(engine_cli_test name regex)
+  add_test(NAME ${name} COMMAND $<TARGET_FILE:chorus_cli> ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS "unit" PASS_REGULAR_EXPRESSION "${regex}"
+    ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos")
+endfunction()
+engine_cli_test(cli_perf_bad_dtype "'quad' is not a data type" perf allreduce -d quad)
+engine_cli_test(cli_perf_unknown_collective "unknown collective 'allsum'" perf allsum)
+engine_cli_test(cli_perf_one_rank_checks "Out of bounds values : 0 OK" perf allreduce -n 1 -b 8 -e 1K -w 0 -i 1)
+engine_cli_test(cli_doctor_lists_settings "CHORUS_BUFFSIZE +4194304" doctor)

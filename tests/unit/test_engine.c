@@ -1,0 +1,312 @@
+/* test_engine.c -- the public API end to end, ranks as threads (init_all) and
+ * as forked processes (init_rank): results against values computed here,
+ * odd counts, unaligned and in-place buffers, groups driven from one thread,
+ * point-to-point exchanges that would deadlock without groups, streams,
+ * mismatched calls and a killed peer ending in errors (never a hang), and a
+ * bootstrap connection without the secret refused. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "chorus.h"
+#include "test.h"
+
+#define TIMEOUT_S 4
+
+typedef struct {
+  chorus_comm_t *comm;
+  int rank, nranks;
+  void *arg;
+  int failures;
+  chorus_result_t res;
+} rank_ctx_t;
+
+static void *thread_fn_(void *a);
+static void (*thread_body_)(rank_ctx_t *);
+
+static void *thread_fn_(void *a) {
+  thread_body_(a);
+  return NULL;
+}
+
+/* Run body on nranks threads, one communicator each; returns the failures. */
+static int run_threads(int nranks, void (*body)(rank_ctx_t *), void *arg, chorus_result_t *res_out) {
+  chorus_comm_t *comms[8];
+  rank_ctx_t ctx[8];
+  pthread_t th[8];
+  if (chorus_comm_init_all(comms, nranks) != chorus_success) {
+    fprintf(stderr, "  init_all(%d): %s\n", nranks, chorus_last_error());
+    return 1;
+  }
+  thread_body_ = body;
+  for (int r = 0; r < nranks; r++) {
+    ctx[r] = (rank_ctx_t){.comm = comms[r], .rank = r, .nranks = nranks, .arg = arg};
+    pthread_create(&th[r], NULL, thread_fn_, &ctx[r]);
+  }
+  int f = 0;
+  for (int r = 0; r < nranks; r++) {
+    pthread_join(th[r], NULL);
+    f += ctx[r].failures;
+    if (res_out) res_out[r] = ctx[r].res;
+  }
+  for (int r = 0; r < nranks; r++) chorus_comm_destroy(comms[r]);
+  return f;
+}
+
+static float value(int rank, size_t i) { return (float)((rank * 5 + i * 3) % 7); }
+
+static const size_t counts[] = {0, 1, 2, 3, 5, 7, 13, 31, 1021, 4099, 65537, (1u << 20) + 3};
+
+static void allreduce_body(rank_ctx_t *c) {
+  size_t maxc = (1u << 20) + 3;
+  char *sb = malloc(maxc * 4 + 64), *rb = malloc(maxc * 4 + 64);
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+    for (int inplace = 0; inplace < 2; inplace++) {
+      size_t n = counts[k];
+      /* Unaligned: the element pointers are 4 bytes off a 64-byte boundary, and 1 byte off for odd k. */
+      float *in = (float *)(sb + 4 + (k & 1)), *out = inplace ? in : (float *)(rb + 8 + (k & 1));
+      for (size_t i = 0; i < n; i++) {
+        float v = value(c->rank, i);
+        memcpy((char *)in + i * 4, &v, 4);
+      }
+      chorus_result_t r = chorus_run_allreduce(in, out, n, chorus_float32, chorus_sum, c->comm, NULL);
+      if (r != chorus_success) {
+        fprintf(stderr, "  rank %d count %zu: %s\n", c->rank, n, chorus_last_error());
+        c->failures++;
+        goto done;
+      }
+      for (size_t i = 0; i < n; i++) {
+        float want = 0, got;
+        for (int q = 0; q < c->nranks; q++) want += value(q, i);
+        memcpy(&got, (char *)out + i * 4, 4);
+        if (got != want) {
+          if (!c->failures) fprintf(stderr, "  rank %d of %d count %zu in place %d: [%zu] = %g, want %g\n", c->rank,
+                                    c->nranks, n, inplace, i, got, want);
+          c->failures++;
+          break;
+        }
+      }
+    }
+  }
+done:
+  free(sb);
+  free(rb);
+}
+
+static void allreduce_threads_odd_counts_unaligned_in_place(void) {
+  for (int n = 1; n <= 8; n++) CHECK_EQ_INT(run_threads(n, allreduce_body, NULL, NULL), 0);
+}
+
+static void group_lets_one_thread_drive_every_rank(void) {
+  enum { N = 4, C = 100003 };
+  chorus_comm_t *comms[N];
+  CHECK_TRUE(chorus_comm_init_all(comms, N) == chorus_success);
+  static int32_t in[N][C], out[N][C];
+  for (int r = 0; r < N; r++)
+    for (int i = 0; i < C; i++) in[r][i] = r * 1000 + i % 13;
+  CHECK_TRUE(chorus_group_start() == chorus_success);
+  for (int r = 0; r < N; r++)
+    CHECK_TRUE(chorus_run_allreduce(in[r], out[r], C, chorus_int32, chorus_max, comms[r], NULL) == chorus_success);
+  CHECK_TRUE(chorus_group_end() == chorus_success);
+  int bad = 0;
+  for (int r = 0; r < N; r++)
+    for (int i = 0; i < C; i++) bad += out[r][i] != (N - 1) * 1000 + i % 13;
+  CHECK_EQ_INT(bad, 0);
+  for (int r = 0; r < N; r++) chorus_comm_destroy(comms[r]);
+}
+
+/* Every rank sends 8 MiB right and receives from the left in one group: the
+ * sends alone would not fit in the slots, so this deadlocks unless the group
+ * progresses all of them together. */
+static void exchange_body(rank_ctx_t *c) {
+  size_t n = 2u << 20;
+  int32_t *s = malloc(n * 4), *r = malloc(n * 4);
+  for (size_t i = 0; i < n; i++) s[i] = c->rank * 7 + (int32_t)(i % 1000);
+  int right = (c->rank + 1) % c->nranks, left = (c->rank + c->nranks - 1) % c->nranks;
+  chorus_group_start();
+  chorus_send(s, n, chorus_int32, right, c->comm, NULL);
+  chorus_recv(r, n, chorus_int32, left, c->comm, NULL);
+  c->res = chorus_group_end();
+  if (c->res != chorus_success) {
+    fprintf(stderr, "  rank %d: %s\n", c->rank, chorus_last_error());
+    c->failures++;
+  }
+  for (size_t i = 0; i < n && !c->failures; i++)
+    if (r[i] != left * 7 + (int32_t)(i % 1000)) c->failures++;
+  /* A zero-length message still pairs up. */
+  chorus_group_start();
+  chorus_send(s, 0, chorus_int32, right, c->comm, NULL);
+  chorus_recv(r, 0, chorus_int32, left, c->comm, NULL);
+  if (chorus_group_end() != chorus_success) c->failures++;
+  free(s);
+  free(r);
+}
+
+static void send_recv_ring_exchange_in_a_group(void) {
+  CHECK_EQ_INT(run_threads(3, exchange_body, NULL, NULL), 0);
+  CHECK_EQ_INT(run_threads(2, exchange_body, NULL, NULL), 0);
+}
+
+static void stream_body(rank_ctx_t *c) {
+  chorus_stream_t *s;
+  if (chorus_stream_create(&s) != chorus_success) {
+    c->failures++;
+    return;
+  }
+  enum { C = 300001 };
+  double *a = malloc(C * 8), *b = malloc(C * 8);
+  for (int i = 0; i < C; i++) a[i] = c->rank + i;
+  /* Queued in order: b = sum(a), then b = sum(b) in place. */
+  chorus_run_allreduce(a, b, C, chorus_float64, chorus_sum, c->comm, s);
+  chorus_run_allreduce(b, b, C, chorus_float64, chorus_sum, c->comm, s);
+  chorus_result_t q = chorus_stream_query(s);
+  if (q != chorus_success && q != chorus_in_progress) c->failures++;
+  if (chorus_stream_synchronize(s) != chorus_success) c->failures++;
+  if (chorus_stream_query(s) != chorus_success) c->failures++;
+  double n = c->nranks;
+  for (int i = 0; i < C; i++) {
+    double want = n * (n * i + n * (n - 1) / 2);
+    if (b[i] != want) {
+      c->failures++;
+      break;
+    }
+  }
+  chorus_stream_destroy(s);
+  free(a);
+  free(b);
+}
+
+static void streams_run_calls_in_order_asynchronously(void) { CHECK_EQ_INT(run_threads(3, stream_body, NULL, NULL), 0); }
+
+/* Rank 0 differs from the others in `what`: 0 count, 1 op, 2 type. */
+static void mismatch_body(rank_ctx_t *c) {
+  int what = *(int *)c->arg;
+  size_t n = 50000 + (what == 0 && c->rank == 0 ? 1 : 0);
+  chorus_redop_t op = what == 1 && c->rank == 0 ? chorus_max : chorus_sum;
+  chorus_dtype_t dt = what == 2 && c->rank == 0 ? chorus_int32 : chorus_float32;
+  float *a = calloc(n, 4), *b = calloc(n, 4);
+  c->res = chorus_run_allreduce(a, b, n, dt, op, c->comm, NULL);
+  free(a);
+  free(b);
+}
+
+static void mismatched_calls_fail_on_every_rank(void) {
+  for (int what = 0; what < 3; what++) {
+    chorus_result_t res[3];
+    CHECK_EQ_INT(run_threads(3, mismatch_body, &what, res), 0);
+    for (int r = 0; r < 3; r++) {
+      if (res[r] == chorus_success) fprintf(stderr, "  mismatch %d: rank %d succeeded\n", what, r);
+      CHECK_TRUE(res[r] != chorus_success);
+    }
+  }
+}
+
+/* Processes: rank 2 is killed while all ranks loop on 4 MiB allreduces. */
+static void killed_peer_makes_every_rank_fail_in_time(void) {
+  enum { N = 3 };
+  chorus_unique_id_t id;
+  CHECK_TRUE(chorus_get_unique_id(&id) == chorus_success);
+  pid_t pids[N];
+  for (int r = 0; r < N; r++) {
+    pids[r] = fork();
+    if (pids[r] == 0) {
+      chorus_comm_t *c;
+      if (chorus_comm_init_rank(&c, N, id, r) != chorus_success) _exit(2);
+      size_t n = 1u << 20;
+      float *a = calloc(n, 4), *b = calloc(n, 4);
+      for (int it = 0; it < 200000; it++) {
+        chorus_result_t res = chorus_run_allreduce(a, b, n, chorus_float32, chorus_sum, c, NULL);
+        if (res != chorus_success) {
+          /* The failed communicator keeps saying why. */
+          chorus_result_t e;
+          chorus_comm_get_async_error(c, &e);
+          _exit(e != chorus_success && chorus_comm_error_string(c)[0] ? 0 : 3);
+        }
+      }
+      _exit(4);
+    }
+  }
+  usleep(1500 * 1000);
+  kill(pids[2], SIGKILL);
+  double t0 = 0;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  t0 = ts.tv_sec + ts.tv_nsec * 1e-9;
+  for (int r = 0; r < N; r++) {
+    int st;
+    waitpid(pids[r], &st, 0);
+    if (r == 2) continue;
+    CHECK_TRUE(WIFEXITED(st));
+    CHECK_EQ_INT(WEXITSTATUS(st), 0);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  double dt = ts.tv_sec + ts.tv_nsec * 1e-9 - t0;
+  printf("  survivors failed %.2f s after the kill (CHORUS_TIMEOUT %d s)\n", dt, TIMEOUT_S);
+  CHECK_TRUE(dt < TIMEOUT_S + 1);
+}
+
+typedef struct {
+  chorus_unique_id_t id;
+  int rank;
+  chorus_result_t res;
+  chorus_comm_t *comm;
+} join_t;
+
+static void *join_main(void *a) {
+  join_t *j = a;
+  j->res = chorus_comm_init_rank(&j->comm, 2, j->id, j->rank);
+  return NULL;
+}
+
+static void bootstrap_refuses_a_wrong_secret(void) {
+  chorus_unique_id_t id;
+  CHECK_TRUE(chorus_get_unique_id(&id) == chorus_success);
+  join_t good0 = {.id = id, .rank = 0}, bad1 = {.id = id, .rank = 1}, good1 = {.id = id, .rank = 1};
+  bad1.id.internal[4] ^= 0x5a; /* inside the secret */
+  pthread_t t0, t1;
+  pthread_create(&t0, NULL, join_main, &good0);
+  join_main(&bad1);
+  CHECK_TRUE(bad1.res != chorus_success);
+  pthread_create(&t1, NULL, join_main, &good1);
+  pthread_join(t1, NULL);
+  pthread_join(t0, NULL);
+  CHECK_TRUE(good0.res == chorus_success);
+  CHECK_TRUE(good1.res == chorus_success);
+  if (good0.comm) chorus_comm_destroy(good0.comm);
+  if (good1.comm) chorus_comm_destroy(good1.comm);
+}
+
+static void bad_arguments_name_the_problem(void) {
+  chorus_comm_t *c;
+  CHECK_TRUE(chorus_comm_init_all(&c, 1) == chorus_success);
+  float x = 1;
+  CHECK_EQ_INT(chorus_run_broadcast(&x, &x, 1, chorus_float32, 3, c, NULL), chorus_invalid_argument);
+  CHECK_CONTAINS(chorus_last_error(), "root 3");
+  CHECK_EQ_INT(chorus_run_allreduce(&x, &x, 1, (chorus_dtype_t)99, chorus_sum, c, NULL), chorus_invalid_argument);
+  CHECK_EQ_INT(chorus_group_end(), chorus_invalid_usage);
+  chorus_comm_destroy(c);
+}
+
+int main(int argc, char **argv) {
+  /* Short timeouts, set before the library reads its settings. */
+  setenv("CHORUS_TIMEOUT", "4", 0);
+#ifdef TEST_FORCE_SOCKETS
+  setenv("CHORUS_SHM_DISABLE", "1", 1);
+  setenv("CHORUS_NSOCKS_PERCONN", "2", 1);
+#endif
+  static const test_case_t tests[] = {TEST(allreduce_threads_odd_counts_unaligned_in_place),
+                                      TEST(group_lets_one_thread_drive_every_rank),
+                                      TEST(send_recv_ring_exchange_in_a_group),
+                                      TEST(streams_run_calls_in_order_asynchronously),
+                                      TEST(mismatched_calls_fail_on_every_rank),
+                                      TEST(killed_peer_makes_every_rank_fail_in_time),
+                                      TEST(bootstrap_refuses_a_wrong_secret),
+                                      TEST(bad_arguments_name_the_problem),
+                                      {NULL, NULL}};
+  return test_run_all_(tests, argc, argv);
+}
+int test_failed_, test_skipped_;

@@ -1,0 +1,198 @@
+/* test_planner.c -- the planner: scripts written to a temporary algorithm
+ * folder, planned, and their ops, errors, context and cache checked. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "planner.h"
+#include "test.h"
+
+static char dir[64];
+
+static void write_script(const char *name, const char *code) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s.lua", dir, name);
+  FILE *f = fopen(path, "w");
+  fputs(code, f);
+  fclose(f);
+}
+
+static chorus_result_t plan_it(const char *algo, chorus_coll_t coll, int n, plan_t **p, planner_err_t *err) {
+  planner_req_t req = {.algo = algo, .coll = coll, .nranks = n, .algos_dir = dir};
+  return planner_build(&req, p, err);
+}
+
+static const char *ring_script =
+    "return {\n"
+    "  name = 'ring2', collectives = { 'allreduce' },\n"
+    "  chunks = function(ctx) return ctx.nranks end,\n"
+    "  program = function(ctx)\n"
+    "    local n, r = ctx.nranks, ctx.rank\n"
+    "    local nxt, prv = (r + 1) % n, (r - 1) % n\n"
+    "    local function c(s) return (r - s) % n end\n"
+    "    ctx:send(nxt, IN, c(0))\n"
+    "    for s = 1, n - 2 do ctx:recv_reduce_send(prv, nxt, IN, c(s)) end\n"
+    "    ctx:recv_reduce(prv, IN, c(n - 1), OUT, c(n - 1))\n"
+    "    ctx:send(nxt, OUT, c(n - 1))\n"
+    "    for s = n, 2 * n - 3 do ctx:recv(prv, OUT, c(s)); ctx:send(nxt, OUT, c(s)) end\n"
+    "    ctx:recv(prv, OUT, c(2 * n - 2))\n"
+    "  end,\n"
+    "}\n";
+
+static void a_ring_script_becomes_fused_ops_with_lines(void) {
+  plan_t *p;
+  planner_err_t err;
+  CHECK_EQ_INT(plan_it("ring2", chorus_allreduce, 4, &p, &err), chorus_success);
+  if (!p) return;
+  CHECK_EQ_INT(p->nchunks, 4);
+  CHECK_EQ_INT(p->nops, 4 * 7);
+  const plan_op_t *o = plan_prog_ops(p, 1, 0);
+  CHECK_EQ_INT(o[0].code, PLAN_OP_SEND);
+  CHECK_EQ_INT(o[0].send_peer, 2);
+  CHECK_EQ_INT(o[0].line, 8);
+  CHECK_EQ_INT(o[1].code, PLAN_OP_RECV_REDUCE_SEND);
+  CHECK_EQ_INT(o[3].code, PLAN_OP_RECV_REDUCE_COPY_SEND);
+  CHECK_EQ_INT(o[3].line, 10);
+  CHECK_EQ_INT(o[4].code, PLAN_OP_RECV_COPY_SEND);
+  CHECK_EQ_INT(o[6].code, PLAN_OP_RECV);
+  CHECK_CONTAINS(p->files[o[0].file], "ring2.lua");
+  CHECK_CONTAINS(p->algo, "ring2");
+  plan_destroy(p);
+}
+
+static void no_fuse_keeps_the_plain_ops(void) {
+  plan_t *p;
+  planner_err_t err;
+  planner_req_t req = {.algo = "ring2", .coll = chorus_allreduce, .nranks = 4, .algos_dir = dir, .no_fuse = 1};
+  CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_success);
+  if (!p) return;
+  CHECK_EQ_INT(plan_prog(p, 0, 0)->count, 10);
+  plan_destroy(p);
+}
+
+static void bad_ops_are_errors_at_their_line(void) {
+  write_script("badpeer", "return { name = 'badpeer', collectives = { 'allreduce' }, chunks = 2,\n"
+                          "  program = function(ctx)\n"
+                          "    if ctx.rank == 1 then ctx:send(ctx.nranks, IN, 0) end\n"
+                          "  end }\n");
+  write_script("badchunk", "return { name = 'badchunk', collectives = { 'allgather' }, chunks = 2,\n"
+                           "  program = function(ctx)\n"
+                           "    ctx:copy(IN, 0, OUT, 2 * ctx.nranks)\n"
+                           "  end }\n");
+  write_script("writein", "return { name = 'writein', collectives = { 'allreduce' }, chunks = 1,\n"
+                          "  program = function(ctx)\n"
+                          "    ctx:copy(OUT, 0, IN, 0)\n"
+                          "  end }\n");
+  write_script("early", "return { name = 'early', collectives = { 'allreduce' },\n"
+                        "  chunks = function(ctx) ctx:send(1, IN, 0) return 1 end,\n"
+                        "  program = function(ctx) end }\n");
+  plan_t *p;
+  planner_err_t err;
+  CHECK_EQ_INT(plan_it("badpeer", chorus_allreduce, 4, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "badpeer.lua:3");
+  CHECK_CONTAINS(err.msg, "peer 4 out of range");
+  CHECK_CONTAINS(err.msg, "rank 1 channel 0");
+  CHECK_EQ_INT(plan_it("badchunk", chorus_allgather, 3, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "chunk 6 out of range for out (6 chunks");
+  CHECK_EQ_INT(plan_it("writein", chorus_allreduce, 2, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "IN is read-only");
+  CHECK_EQ_INT(plan_it("early", chorus_allreduce, 2, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "only be emitted from program");
+}
+
+static void declarations_are_checked(void) {
+  write_script("noprog", "return { name = 'noprog', collectives = { 'allreduce' }, chunks = 1 }\n");
+  write_script("badcoll", "return { name = 'badcoll', collectives = { 'allfoo' }, chunks = 1, program = print }\n");
+  write_script("notable", "return 42\n");
+  write_script("syntax", "return {\n  name = 'syntax'\n  collectives = {}\n}\n");
+  plan_t *p;
+  planner_err_t err;
+  CHECK_EQ_INT(plan_it("noprog", chorus_allreduce, 2, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "'program' must be a function");
+  CHECK_EQ_INT(plan_it("badcoll", chorus_allreduce, 2, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "'allfoo' is not a collective");
+  CHECK_EQ_INT(plan_it("notable", chorus_allreduce, 2, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "must return a table");
+  CHECK_EQ_INT(plan_it("syntax", chorus_allreduce, 2, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "syntax.lua:3");
+  CHECK_EQ_INT(plan_it("ring2", chorus_alltoall, 2, &p, &err), chorus_invalid_argument);
+  CHECK_CONTAINS(err.msg, "does not implement alltoall (it implements allreduce)");
+  CHECK_EQ_INT(plan_it("nosuch", chorus_allreduce, 2, &p, &err), chorus_invalid_argument);
+  CHECK_CONTAINS(err.msg, "unknown algorithm 'nosuch'");
+}
+
+static void the_context_answers_the_shape(void) {
+  /* The script reports what it sees through an error message. */
+  write_script("probe", "return { name = 'probe', collectives = { 'broadcast' }, chunks = 3,\n"
+                        "  program = function(ctx)\n"
+                        "    if ctx.rank ~= 4 then return end\n"
+                        "    local nr = ctx:node_ranks(1)\n"
+                        "    error(string.format('saw %d/%d node=%d local=%d/%d nnodes=%d root=%d k=%d first=%d "
+                        "of=%d opt=%s %d %s', ctx.rank, ctx.nranks, ctx.node, ctx.local_rank, ctx.local_size, "
+                        "ctx.nnodes, ctx.root, ctx.chunks, nr[1], ctx:node_of(6), ctx:opt('inter', 'ring'), "
+                        "ctx:opt('depth', 1) + 1, ctx.collective))\n"
+                        "  end }\n");
+  plan_shape_t shape;
+  plan_shape_init(&shape, 7, 3, NULL);
+  planner_req_t req = {.algo = "probe", .coll = chorus_broadcast, .nranks = 7, .algos_dir = dir, .shape = &shape,
+                       .root = 5, .opts = "depth=4,inter=tree"};
+  plan_t *p;
+  planner_err_t err;
+  CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "saw 4/7 node=1 local=1/2 nnodes=3 root=5 k=3 first=3 of=2 opt=tree 5 broadcast");
+  plan_shape_fini(&shape);
+}
+
+static void supports_can_decline_a_shape(void) {
+  write_script("picky", "return { name = 'picky', collectives = { 'allreduce' }, chunks = 1,\n"
+                        "  supports = function(ctx) return ctx.nranks % 2 == 0, 'needs an even rank count' end,\n"
+                        "  program = function(ctx) ctx:copy(IN, 0, OUT, 0) end }\n");
+  plan_t *p;
+  planner_err_t err;
+  CHECK_EQ_INT(plan_it("picky", chorus_allreduce, 3, &p, &err), chorus_invalid_usage);
+  CHECK_EQ_INT(err.unsupported, 1);
+  CHECK_CONTAINS(err.msg, "needs an even rank count");
+  CHECK_EQ_INT(plan_it("picky", chorus_allreduce, 1, &p, &err), chorus_invalid_usage);
+}
+
+static void the_cache_builds_once_per_key(void) {
+  plan_cache_t *c = plan_cache_create();
+  planner_req_t req = {.algo = "ring2", .coll = chorus_allreduce, .nranks = 4, .algos_dir = dir};
+  const plan_t *a, *b, *d;
+  planner_err_t err;
+  CHECK_EQ_INT(plan_cache_get(c, &req, 0, &a, &err), chorus_success);
+  CHECK_EQ_INT(plan_cache_get(c, &req, 0, &b, &err), chorus_success);
+  CHECK_TRUE(a == b);
+  req.nranks = 5;
+  CHECK_EQ_INT(plan_cache_get(c, &req, 0, &d, &err), chorus_success);
+  CHECK_TRUE(d != a && d->nranks == 5);
+  CHECK_EQ_INT(plan_cache_size(c), 2);
+  plan_cache_destroy(c);
+}
+
+int main(int argc, char **argv);
+static int setup(void) {
+  snprintf(dir, sizeof dir, "/tmp/chorus-planner-XXXXXX");
+  if (!mkdtemp(dir)) return -1;
+  write_script("ring2", ring_script);
+  return 0;
+}
+
+static void cleanup(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+#define main test_main
+TEST_MAIN(TEST(a_ring_script_becomes_fused_ops_with_lines), TEST(no_fuse_keeps_the_plain_ops),
+          TEST(bad_ops_are_errors_at_their_line), TEST(declarations_are_checked),
+          TEST(the_context_answers_the_shape), TEST(supports_can_decline_a_shape),
+          TEST(the_cache_builds_once_per_key))
+#undef main
+
+int main(int argc, char **argv) {
+  if (setup()) return 1;
+  int rc = test_main(argc, argv);
+  cleanup();
+  return rc;
+}

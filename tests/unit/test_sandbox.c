@@ -1,0 +1,120 @@
+/* test_sandbox.c -- the Lua sandbox: caps, denials, environments, require,
+ * units. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+#include "test.h"
+
+static sbx_t *make(size_t mem, long long instr, const char *libdir) {
+  sbx_opts_t o = {.mem_limit = mem, .instr_limit = instr};
+  if (libdir) {
+    o.libdirs[0] = libdir;
+    o.nlibdirs = 1;
+  }
+  sbx_t *s;
+  return sbx_create(&s, &o) == chorus_success ? s : NULL;
+}
+
+static chorus_result_t run(sbx_t *s, const char *code) {
+  chorus_result_t r = sbx_run_string(s, code, strlen(code), "t.lua");
+  if (r == chorus_success) lua_pop(sbx_state(s), 1);
+  return r;
+}
+
+static void endless_loop_stops_with_instruction_budget(void) {
+  sbx_t *s = make(0, 1000000, NULL);
+  CHECK_EQ_INT(run(s, "local x = 0\nwhile true do x = x + 1 end"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "t.lua:2");
+  CHECK_CONTAINS(sbx_error(s), "ran too long");
+  /* The budget is per call: a later short call succeeds. */
+  CHECK_EQ_INT(run(s, "return 1"), chorus_success);
+  sbx_destroy(s);
+}
+
+static void memory_bomb_stops_at_the_cap(void) {
+  sbx_t *s = make(8 << 20, 0, NULL);
+  CHECK_EQ_INT(run(s, "local t = {}\nfor i = 1, 1e9 do t[i] = string.rep('x', 4096) .. i end"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "memory limit");
+  CHECK_CONTAINS(sbx_error(s), "t.lua:2");
+  CHECK_TRUE(sbx_mem_peak(s) <= (8u << 20));
+  CHECK_EQ_INT(run(s, "return 2"), chorus_success);
+  sbx_destroy(s);
+}
+
+static void files_processes_and_bytecode_are_denied(void) {
+  sbx_t *s = make(0, 0, NULL);
+  CHECK_EQ_INT(run(s, "io.open('/etc/passwd')"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "io.open is not available");
+  CHECK_EQ_INT(run(s, "os.execute('true')"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "os.execute is not available");
+  CHECK_EQ_INT(run(s, "dofile('/etc/passwd')"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "dofile is not available");
+  CHECK_EQ_INT(run(s, "return string.dump(print)"), chorus_script_error);
+  CHECK_EQ_INT(run(s, "local f, e = load('\\27Lua') assert(f == nil) error(e)"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "binary chunk");
+  CHECK_EQ_INT(run(s, "return debug.getinfo(1)"), chorus_script_error);
+  CHECK_EQ_INT(run(s, "return package.loadlib('x', 'y')"), chorus_script_error);
+  CHECK_EQ_INT(run(s, "return load('return 40 + 2')() == 42 or error('load')"), chorus_success);
+  sbx_destroy(s);
+}
+
+static void each_script_gets_a_fresh_environment(void) {
+  sbx_t *s = make(0, 0, NULL);
+  CHECK_EQ_INT(run(s, "leaked = 1; string.leaked = 1; math.pi = 3"), chorus_success);
+  CHECK_EQ_INT(run(s, "assert(leaked == nil and string.leaked == nil and math.pi > 3.14)"), chorus_success);
+  sbx_destroy(s);
+}
+
+static void require_loads_only_from_the_library_folder(void) {
+  char dir[] = "/tmp/chorus-sbx-XXXXXX";
+  CHECK_TRUE(mkdtemp(dir) != NULL);
+  char path[256];
+  snprintf(path, sizeof path, "%s/mod.lua", dir);
+  FILE *f = fopen(path, "w");
+  fputs("local M = {}\nfunction M.twice(x) return 2 * x end\nreturn M\n", f);
+  fclose(f);
+  sbx_t *s = make(0, 0, dir);
+  CHECK_EQ_INT(run(s, "local m = require 'mod'; assert(m.twice(4) == 8); assert(require 'mod' == m)"),
+               chorus_success);
+  CHECK_EQ_INT(run(s, "require '../etc/passwd'"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "not a module name");
+  CHECK_EQ_INT(run(s, "require 'missing'"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "no module 'missing'");
+  sbx_destroy(s);
+  unlink(path);
+  rmdir(dir);
+}
+
+static void errors_name_file_and_line(void) {
+  sbx_t *s = make(0, 0, NULL);
+  CHECK_EQ_INT(run(s, "local x = 1\nlocal y = nil\ny()"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "t.lua:3");
+  CHECK_EQ_INT(run(s, "return = 1"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "t.lua:1");
+  sbx_destroy(s);
+}
+
+static void units_parse_with_their_scale(void) {
+  double v;
+  char err[256];
+  CHECK_EQ_INT(sbx_parse_unit("400Gb/s", 'b', &v, err, sizeof err), 0);
+  CHECK_TRUE(v == 50e9);
+  CHECK_EQ_INT(sbx_parse_unit("450GB/s", 'b', &v, err, sizeof err), 0);
+  CHECK_TRUE(v == 450e9);
+  CHECK_EQ_INT(sbx_parse_unit("1.5us", 't', &v, err, sizeof err), 0);
+  CHECK_TRUE(v > 1.4999e-6 && v < 1.5001e-6);
+  CHECK_EQ_INT(sbx_parse_unit("2KiB", 's', &v, err, sizeof err), 0);
+  CHECK_TRUE(v == 2048);
+  CHECK_EQ_INT(sbx_parse_unit("3 furlongs", 't', &v, err, sizeof err), -1);
+  CHECK_CONTAINS(err, "unknown unit 'furlongs'");
+  CHECK_EQ_INT(sbx_parse_unit("-5GB/s", 'b', &v, err, sizeof err), -1);
+  CHECK_CONTAINS(err, "negative");
+  CHECK_EQ_INT(sbx_parse_unit("fast", 'b', &v, err, sizeof err), -1);
+  CHECK_CONTAINS(err, "not a bandwidth");
+}
+
+TEST_MAIN(TEST(endless_loop_stops_with_instruction_budget), TEST(memory_bomb_stops_at_the_cap),
+          TEST(files_processes_and_bytecode_are_denied), TEST(each_script_gets_a_fresh_environment),
+          TEST(require_loads_only_from_the_library_folder), TEST(errors_name_file_and_line),
+          TEST(units_parse_with_their_scale))

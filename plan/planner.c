@@ -39,7 +39,7 @@ struct planner {
   int fuse;              /* fuse plain sequences as they are emitted */
   int chunks_known;      /* ctx.chunks is set */
   int in_chunks, out_chunks;
-  const char *last_source; /* cache of the last op's source -> file index */
+  const void *last_source; /* the function that emitted the last op -> file index */
   int last_file;
   chorus_result_t append_result;
 };
@@ -176,11 +176,23 @@ static void emit(lua_State *L, planner_t *pl, plan_op_t *op) {
   lua_Debug ar;
   op->line = 0;
   op->file = 0;
-  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar)) {
+  /* The line of the emitting call, and its file by way of the calling
+   * function: "S" formats the source name on every call, so it is asked
+   * only when the function differs from the last op's. */
+  if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "fl", &ar)) {
     op->line = ar.currentline;
-    if (ar.source != pl->last_source) {
-      pl->last_source = ar.source;
-      pl->last_file = plan_file_index(pl->plan, ar.short_src);
+    const void *fn = lua_topointer(L, -1);
+    if (fn != pl->last_source) {
+      /* Anchor the function so its address cannot be reused by another
+       * function (of another file) while it is the cached one. */
+      pl->last_source = fn;
+      lua_pushvalue(L, -1);
+      lua_rawsetp(L, LUA_REGISTRYINDEX, &pl->last_source);
+      lua_Debug src;
+      lua_getinfo(L, ">S", &src); /* pops the function */
+      pl->last_file = plan_file_index(pl->plan, src.short_src);
+    } else {
+      lua_pop(L, 1);
     }
     op->file = (uint8_t)pl->last_file;
   }

@@ -393,8 +393,12 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   int root = plan_coll_rooted(k->coll) ? k->root : 0;
   const plan_t *p;
   res = get_plan(c, k->coll, root, algo, nch, &p);
-  if (res != chorus_success && !c->force_algo[0] && !param_str(PARAM_ALGO)[0] &&
-      strcmp(algo, tune_fallback(k->coll)) != 0) {
+  /* A chosen algorithm that declines the shape falls back to the default; a
+   * forced one only when it does not implement this collective at all (as
+   * with NCCL_ALGO: -a direct still lets the harness's own allreduce run). */
+  int forced = c->force_algo[0] || param_str(PARAM_ALGO)[0];
+  int lacks = res != chorus_success && strstr(chorus_last_error(), "does not implement") != NULL;
+  if (res != chorus_success && (!forced || lacks) && strcmp(algo, tune_fallback(k->coll)) != 0) {
     LOG_INFO_("TUNE", "%s for %s declined (%s); using %s", algo, chorus_coll_name(k->coll), chorus_last_error(),
               tune_fallback(k->coll));
     snprintf(algo, sizeof algo, "%s", tune_fallback(k->coll));

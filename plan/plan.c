@@ -257,9 +257,15 @@ void plan_op_format(const plan_t *p, const plan_op_t *op, char *buf, size_t len)
   }
 }
 
-static const char *base_name(const char *path) {
+const char *plan_file_name(const plan_t *p, int file) {
+  if (file < 0 || file >= p->nfiles) return "?";
+  const char *path = p->files[file];
   const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
+  if (!s) return path;
+  /* Keep the folder of library modules: lib/ring.lua is not ring.lua. */
+  if (s - path >= 4 && !strncmp(s - 4, "/lib", 4)) return s - 3;
+  if (s - path == 3 && !strncmp(path, "lib", 3)) return path;
+  return s + 1;
 }
 
 void plan_dump(const plan_t *p, int rank, FILE *f) {
@@ -279,7 +285,7 @@ void plan_dump(const plan_t *p, int rank, FILE *f) {
         char text[160];
         plan_op_format(p, &ops[i], text, sizeof text);
         if (ops[i].line > 0 && ops[i].file < p->nfiles)
-          fprintf(f, "  %4u  %-44s %s:%d\n", i, text, base_name(p->files[ops[i].file]), ops[i].line);
+          fprintf(f, "  %4u  %-44s %s:%d\n", i, text, plan_file_name(p, ops[i].file), ops[i].line);
         else
           fprintf(f, "  %4u  %s\n", i, text);
       }

@@ -160,6 +160,10 @@ size_t plan_fuse(plan_t *p);
  * returns 1 when it did (then `next` is to be dropped). */
 int plan_fuse_pair(plan_op_t *op, const plan_op_t *next);
 
+/* The name messages use for a script file: its base name, with "lib/" kept
+ * for library modules so that lib/ring.lua and ring.lua differ. */
+const char *plan_file_name(const plan_t *p, int file);
+
 /* Names ("send", "recv_reduce_copy_send", ...; "in", "out", "scratch"). */
 const char *plan_op_name(plan_opcode_t code);
 const char *plan_buf_name(plan_buf_t b);

@@ -524,7 +524,7 @@ chorus_result_t planner_open(planner_t **out, const char *algo, const char *algo
   }
   char libdir[PATH_MAX + 8];
   snprintf(libdir, sizeof libdir, "%s/lib", algos_dir);
-  sbx_opts_t so = {.libdirs = {libdir, algos_dir}, .nlibdirs = 2};
+  sbx_opts_t so = {.libdirs = {libdir}, .nlibdirs = 1};
   r = sbx_create(&pl->sbx, &so);
   if (r != chorus_success) {
     set_err(err, "cannot create the Lua sandbox: %s", chorus_result_string(r));

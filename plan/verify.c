@@ -138,11 +138,6 @@ typedef struct {
   size_t nlines, skipped;
 } vrun_t;
 
-static const char *base_name(const char *path) {
-  const char *s = strrchr(path, '/');
-  return s ? s + 1 : path;
-}
-
 /* The rank of program pi; most plans have one channel, and this is on
  * every op's path. */
 static inline int prog_rank(const vrun_t *R, int pi) {
@@ -466,7 +461,7 @@ static void op_where(const plan_t *p, int pi, uint32_t opi, int brief, char *buf
   int rank = pi / p->nchannels, ch = pi % p->nchannels;
   const char *word = brief ? "ch" : "channel";
   if (op->line > 0 && op->file < p->nfiles && p->files[op->file])
-    snprintf(buf, len, "rank %d %s %d op %u (%s:%d, %s)", rank, word, ch, opi, base_name(p->files[op->file]),
+    snprintf(buf, len, "rank %d %s %d op %u (%s:%d, %s)", rank, word, ch, opi, plan_file_name(p, op->file),
              (int)op->line, text);
   else
     snprintf(buf, len, "rank %d %s %d op %u (%s)", rank, word, ch, opi, text);

@@ -1,0 +1,65 @@
+# Tests of algos/: every shipped algorithm is proved by the verifier for
+# every collective it implements, over 1..64 ranks on 1, 2 and 4 nodes
+# (uneven where the rank count does not divide) and 3 ranks per node, every
+# root of the rooted collectives, on 1 and 2 channels; and every broken
+# script in tests/bad/ must fail with the message its first line names.
+
+set(ALGOS_SHAPES --ranks 1-64 --nodes 1,2,4 --ppn 3 --channels 1,2)
+
+# algos_check(ALGO COLLECTIVE [--opt k=v]): one ctest per (algorithm,
+# collective, options); it must exit 0 having verified at least one plan.
+function(algos_check algo coll)
+  set(name algo_${algo}_${coll})
+  set(extra)
+  if(ARGN)
+    list(GET ARGN 1 opt)
+    string(REPLACE "=" "_" suffix "${opt}")
+    set(name ${name}_${suffix})
+    set(extra ${ARGN})
+  endif()
+  chorus_add_cli_test(${name} LABELS algos
+    REGEX "ok +${coll} +${algo}: [1-9][0-9]* plans verified"
+    COMMAND check ${algo} --collective ${coll} ${ALGOS_SHAPES} ${extra})
+endfunction()
+
+foreach(coll allreduce allgather reducescatter broadcast reduce)
+  algos_check(ring ${coll})
+endforeach()
+foreach(coll allreduce broadcast reduce)
+  algos_check(tree ${coll})
+endforeach()
+algos_check(hybrid allreduce --opt inter=ring)
+algos_check(hybrid allreduce --opt inter=tree)
+algos_check(rd allreduce)
+algos_check(rhd allreduce)
+algos_check(direct alltoall)
+algos_check(direct allgather)
+
+# Hybrid on the shapes where it is most often declined elsewhere: one rank
+# per node, and several ranks on many nodes.
+chorus_add_cli_test(algo_hybrid_allreduce_rails LABELS algos
+  REGEX "ok +allreduce +hybrid: [1-9][0-9]* plans verified"
+  COMMAND check hybrid --ranks 1-64 --ppn 1,2,4,8 --channels 1,3)
+
+# A broken script's first line is "-- expect: ERE", its optional second line
+# "-- args: ..." the check's arguments. The check must fail, and its output
+# (stdout and stderr) must match the ERE.
+set(ALGOS_EXPECT_FAIL [=[
+f=$2
+re=$(sed -n '1s/^-- expect: //p' "$f")
+if [ -z "$re" ]; then echo "$f: the first line must be '-- expect: REGEX'"; exit 1; fi
+args=$(sed -n '2s/^-- args: //p' "$f")
+out=$("$1" check "$f" $args 2>&1)
+rc=$?
+printf '%s\n' "$out"
+if [ "$rc" -eq 0 ]; then echo "expected chorus check to fail; it exited 0"; exit 1; fi
+if ! printf '%s\n' "$out" | grep -Eq -- "$re"; then echo "the output does not match: $re"; exit 1; fi
+]=])
+
+file(GLOB ALGOS_BAD_SCRIPTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/bad/*.lua)
+foreach(script ${ALGOS_BAD_SCRIPTS})
+  get_filename_component(stem ${script} NAME_WE)
+  add_test(NAME bad_script_${stem} COMMAND sh -c "${ALGOS_EXPECT_FAIL}" sh $<TARGET_FILE:chorus_cli> ${script})
+  set_tests_properties(bad_script_${stem} PROPERTIES LABELS bad
+    ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos")
+endforeach()

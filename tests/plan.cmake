@@ -15,3 +15,18 @@ chorus_add_cli_test(cli_plan_needs_ranks LABELS unit;bad RC 2 REGEX "-n: give th
   COMMAND plan ring)
 chorus_add_cli_test(cli_help_lists_subcommands LABELS unit REGEX "check +prove an algorithm"
   COMMAND help)
+
+# Golden outputs: the text a person reads must not change by accident.
+chorus_add_cli_test(golden_plan_ring_4_rank1 LABELS golden GOLDEN plan_ring_4_rank1.txt
+  COMMAND plan ring -n 4 --rank 1)
+chorus_add_cli_test(golden_plan_hybrid_8_2nodes LABELS golden GOLDEN plan_hybrid_8_2nodes_rank5.txt
+  COMMAND plan hybrid -n 8 --nodes 2 --rank 5 --opt inter=tree)
+chorus_add_cli_test(golden_explain_ring_4 LABELS golden GOLDEN explain_ring_4.txt
+  COMMAND explain ring -n 4)
+chorus_add_cli_test(golden_explain_tree_4 LABELS golden GOLDEN explain_tree_4.txt
+  COMMAND explain tree -n 4)
+chorus_add_cli_test(golden_explain_broadcast_5 LABELS golden GOLDEN explain_tree_broadcast_5_root2.txt
+  COMMAND explain tree -n 5 --collective broadcast --root 2)
+# check exits non-zero and names the fault for a broken plan, 0 for shipped ones.
+chorus_add_cli_test(check_rhd_1_to_33 LABELS unit REGEX "ok   allreduce +rhd: 33 plans verified"
+  COMMAND check rhd --ranks 1-33)

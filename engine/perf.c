@@ -559,10 +559,13 @@ int cmd_perf(int argc, char **argv) {
     free(th);
     return st;
   }
-  chorus_unique_id_t id;
-  chorus_result_t res = chorus_get_unique_id(&id);
-  if (res != chorus_success) {
-    fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res), chorus_last_error());
+  /* Fork before any thread exists: the bootstrap root is a thread, and a
+   * child forked while it held an allocator lock would hang (it did, under
+   * ASan). Rank 0 makes the unique id and hands it to the others through a
+   * pipe; if rank 0 dies first, the others read end-of-file and stop. */
+  int idpipe[2];
+  if (pipe(idpipe) != 0) {
+    fprintf(stderr, "chorus perf: pipe: %s\n", strerror(errno));
     return 1;
   }
   fflush(stdout);
@@ -576,6 +579,27 @@ int cmd_perf(int argc, char **argv) {
       return 1;
     }
     if (pids[r] == 0) {
+      chorus_unique_id_t id;
+      chorus_result_t res;
+      if (r == 0) {
+        close(idpipe[0]);
+        res = chorus_get_unique_id(&id);
+        if (res != chorus_success) {
+          fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res), chorus_last_error());
+          _exit(1);
+        }
+        for (int q = 1; q < o.nranks; q++)
+          if (write(idpipe[1], &id, sizeof id) != (ssize_t)sizeof id) _exit(1);
+        close(idpipe[1]);
+      } else {
+        close(idpipe[1]);
+        /* Writes of one id are atomic (below PIPE_BUF): each rank reads one. */
+        if (read(idpipe[0], &id, sizeof id) != (ssize_t)sizeof id) {
+          fprintf(stderr, "chorus perf: rank %d: rank 0 exited before handing out the unique id\n", r);
+          _exit(1);
+        }
+        close(idpipe[0]);
+      }
       rank_t R = {.o = &o};
       res = chorus_comm_init_rank(&R.comm, o.nranks, id, r);
       if (res != chorus_success) {
@@ -590,6 +614,8 @@ int cmd_perf(int argc, char **argv) {
       _exit(st);
     }
   }
+  close(idpipe[0]);
+  close(idpipe[1]);
   int st = 0;
   for (int r = 0; r < o.nranks; r++) {
     int ws;

@@ -208,12 +208,24 @@ static void mismatched_calls_fail_on_every_rank(void) {
 /* Processes: rank 2 is killed while all ranks loop on 4 MiB allreduces. */
 static void killed_peer_makes_every_rank_fail_in_time(void) {
   enum { N = 3 };
-  chorus_unique_id_t id;
-  CHECK_TRUE(chorus_get_unique_id(&id) == chorus_success);
+  /* Fork before the bootstrap root thread exists (a fork while it holds a
+   * lock can hang the child): rank 0 makes the id and pipes it on. */
+  int idpipe[2];
+  CHECK_TRUE(pipe(idpipe) == 0);
   pid_t pids[N];
   for (int r = 0; r < N; r++) {
     pids[r] = fork();
     if (pids[r] == 0) {
+      chorus_unique_id_t id;
+      if (r == 0) {
+        if (chorus_get_unique_id(&id) != chorus_success) _exit(2);
+        for (int q = 1; q < N; q++)
+          if (write(idpipe[1], &id, sizeof id) != (ssize_t)sizeof id) _exit(2);
+      } else if (read(idpipe[0], &id, sizeof id) != (ssize_t)sizeof id) {
+        _exit(2);
+      }
+      close(idpipe[0]);
+      close(idpipe[1]);
       chorus_comm_t *c;
       if (chorus_comm_init_rank(&c, N, id, r) != chorus_success) _exit(2);
       size_t n = 1u << 20;
@@ -230,6 +242,8 @@ static void killed_peer_makes_every_rank_fail_in_time(void) {
       _exit(4);
     }
   }
+  close(idpipe[0]);
+  close(idpipe[1]);
   usleep(1500 * 1000);
   kill(pids[2], SIGKILL);
   double t0 = 0;

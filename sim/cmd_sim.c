@@ -1,0 +1,442 @@
+/* cmd_sim.c -- `chorus sim` and `chorus topo`: argument parsing, planning
+ * through the planner, the nccl-tests table and CSV, and the topology views.
+ * Output on stdout is deterministic: the same inputs print the same bytes
+ * (simulator speed goes to stderr, and only with --stats). */
+#include "cmd_sim.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "planner.h"
+#include "sim.h"
+#include "topo.h"
+#include "verify.h"
+
+static double wall(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int parse_size(const char *s, size_t *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || v < 0 || errno) return -1;
+  switch (*end) {
+  case 'k': case 'K': v *= 1024, end++; break;
+  case 'm': case 'M': v *= 1024 * 1024, end++; break;
+  case 'g': case 'G': v *= 1024.0 * 1024 * 1024, end++; break;
+  default: break;
+  }
+  if (*end == 'i') end++;
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end) return -1;
+  *out = (size_t)v;
+  return 0;
+}
+
+/* --- chorus topo --- */
+
+static int topo_usage(FILE *f) {
+  fprintf(f, "usage: chorus topo show FILE [--set k=v,...] [--ranks N]\n"
+             "       chorus topo dot FILE [--set k=v,...] [-o OUT.dot]\n"
+             "       chorus topo check FILE [--set k=v,...]\n"
+             "       chorus topo list\n\n"
+             "  FILE         a topology script, or the name of one in the topology folder\n"
+             "               ($CHORUS_TOPOLOGIES, else the source tree's topologies/)\n"
+             "  --set k=v    override what the script's param(k, default) returns\n"
+             "  --ranks N    rows of the path matrix to show (default 32)\n"
+             "show prints devices, link classes, protocols, ranks and the rank-to-rank path matrix;\n"
+             "dot writes Graphviz (dot -Tsvg); check only loads and validates.\n");
+  return f == stderr ? 2 : 0;
+}
+
+int cmd_topo(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) return topo_usage(argc < 2 ? stderr : stdout);
+  const char *sub = argv[1];
+  if (!strcmp(sub, "list")) {
+    char names[4096];
+    topo_list(names, sizeof names);
+    printf("%s: %s\n", topo_dir(), names[0] ? names : "(none)");
+    return 0;
+  }
+  if (strcmp(sub, "show") && strcmp(sub, "dot") && strcmp(sub, "check")) {
+    fprintf(stderr, "chorus topo: unknown action '%s' (show, dot, check, list)\n", sub);
+    return 2;
+  }
+  const char *file = NULL, *sets = NULL, *out = NULL;
+  int maxr = 32;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--set") && i + 1 < argc) sets = argv[++i];
+    else if (!strncmp(argv[i], "--set=", 6)) sets = argv[i] + 6;
+    else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) maxr = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(argv[i], "--help")) return topo_usage(stdout);
+    else if (argv[i][0] == '-') return fprintf(stderr, "chorus topo: unknown option '%s'\n", argv[i]), 2;
+    else if (!file) file = argv[i];
+    else return fprintf(stderr, "chorus topo: one FILE only ('%s' is extra)\n", argv[i]), 2;
+  }
+  if (!file) return fprintf(stderr, "chorus topo %s: give a topology FILE (chorus topo list names them)\n", sub), 2;
+  topo_t *t;
+  topo_err_t err;
+  if (topo_load(&t, file, sets, &err) != chorus_success) {
+    fprintf(stderr, "chorus topo: %s\n", err.msg);
+    return 1;
+  }
+  int rc = 0;
+  if (!strcmp(sub, "show")) {
+    topo_print(t, stdout, maxr);
+  } else if (!strcmp(sub, "check")) {
+    printf("%s: ok: %d devices, %d links, %d hosts, %d ranks\n", t->path, t->ndevs, t->nlinks, t->nhosts, t->nranks);
+  } else {
+    FILE *f = out ? fopen(out, "w") : stdout;
+    if (!f) {
+      fprintf(stderr, "chorus topo dot: -o %s: %s\n", out, strerror(errno));
+      rc = 1;
+    } else {
+      topo_write_dot(t, f);
+      if (out) fclose(f);
+    }
+  }
+  topo_destroy(t);
+  return rc;
+}
+
+/* --- chorus sim --- */
+
+typedef struct {
+  chorus_coll_t coll;
+  const char *topo, *sets, *algo, *opt, *csv, *trace, *timeline;
+  size_t minb, maxb, buffsize;
+  double factor;
+  int nranks, nchannels, root, proto, analytic, links, links_all, verify, stats, steps_per_chunk, nsteps;
+  chorus_dtype_t dt;
+  chorus_redop_t op;
+} sim_args_t;
+
+static int sim_usage(FILE *f) {
+  fprintf(f,
+          "usage: chorus sim COLLECTIVE --topo FILE [--set k=v,...] [-n ranks] [-b min] [-e max] [-f factor]\n"
+          "                  [-d dtype] [-o op] [-r root] [-a algo] [--opt k=v] [-p proto] [-c channels]\n"
+          "                  [--model event|analytic] [--csv FILE] [--trace FILE] [--links[=all]]\n"
+          "                  [--timeline FILE.svg] [--buffsize B] [--steps N] [--steps-per-chunk K]\n"
+          "                  [--no-verify] [--stats]\n\n"
+          "Predicts what `chorus perf` would print on the described cluster: the same columns, marked\n"
+          "predicted, and the same CSV schema (plus a source column).\n"
+          "  COLLECTIVE   allreduce, broadcast, reduce, allgather, reducescatter, alltoall\n"
+          "  --topo FILE  topology script or name (chorus topo list); --set overrides its parameters\n"
+          "  -n N         ranks 0..N-1 of the topology (default: all it places)\n"
+          "  -b, -e, -f   sizes as chorus perf (default 8 to 64M, factor 2)\n"
+          "  -a algo      algorithm script (default: ring where it applies)\n"
+          "  -p proto     simple, LL, LL128 (default simple)\n"
+          "  -c N         channels (default: the script's)\n"
+          "  --model M    event (default): every step replayed; analytic: ring by symmetry, any n\n"
+          "  --trace F    Chrome/Perfetto JSON of the last size: a track per rank and channel, a slice\n"
+          "               per op, and a network track per connection with one slice per step\n"
+          "  --links      per-link bytes, busy time and utilisation of the last size, busiest first\n"
+          "  --timeline F per-rank Gantt chart (SVG) of the last size, ranks 0..15\n"
+          "  --buffsize B bytes per connection (default 4M: CHORUS_BUFFSIZE), --steps N slots per\n"
+          "               connection (default 8), --steps-per-chunk K (default steps/2)\n"
+          "  --no-verify  skip proving the plan first; --stats: simulator speed on stderr\n");
+  return f == stderr ? 2 : 0;
+}
+
+static int parse_sim_args(int argc, char **argv, sim_args_t *a) {
+  static const struct option longs[] = {
+      {"topo", required_argument, NULL, 'T'},     {"set", required_argument, NULL, 'S'},
+      {"model", required_argument, NULL, 'M'},    {"csv", required_argument, NULL, 'C'},
+      {"trace", required_argument, NULL, 'R'},    {"links", optional_argument, NULL, 'L'},
+      {"timeline", required_argument, NULL, 'G'}, {"opt", required_argument, NULL, 'O'},
+      {"buffsize", required_argument, NULL, 'B'}, {"steps", required_argument, NULL, 'N'},
+      {"steps-per-chunk", required_argument, NULL, 'K'}, {"no-verify", no_argument, NULL, 'V'},
+      {"stats", no_argument, NULL, 'X'},          {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  optind = 2;
+  int c;
+  while ((c = getopt_long(argc, argv, "n:b:e:f:d:o:r:a:p:c:h", longs, NULL)) != -1) {
+    switch (c) {
+    case 'T': a->topo = optarg; break;
+    case 'S': a->sets = optarg; break;
+    case 'M':
+      if (!strcmp(optarg, "analytic")) a->analytic = 1;
+      else if (strcmp(optarg, "event")) return fprintf(stderr, "chorus sim: --model is event or analytic\n"), 2;
+      break;
+    case 'C': a->csv = optarg; break;
+    case 'R': a->trace = optarg; break;
+    case 'L':
+      a->links = 1;
+      if (optarg && !strcmp(optarg, "all")) a->links_all = 1;
+      else if (optarg) return fprintf(stderr, "chorus sim: --links takes no value but 'all'\n"), 2;
+      break;
+    case 'G': a->timeline = optarg; break;
+    case 'O': a->opt = optarg; break;
+    case 'B':
+      if (parse_size(optarg, &a->buffsize)) return fprintf(stderr, "chorus sim: --buffsize: '%s' is not a size\n", optarg), 2;
+      break;
+    case 'N': a->nsteps = atoi(optarg); break;
+    case 'K': a->steps_per_chunk = atoi(optarg); break;
+    case 'V': a->verify = 0; break;
+    case 'X': a->stats = 1; break;
+    case 'n': a->nranks = atoi(optarg); if (a->nranks < 1) return fprintf(stderr, "chorus sim: -n must be at least 1\n"), 2; break;
+    case 'b': if (parse_size(optarg, &a->minb)) return fprintf(stderr, "chorus sim: -b: '%s' is not a size\n", optarg), 2; break;
+    case 'e': if (parse_size(optarg, &a->maxb)) return fprintf(stderr, "chorus sim: -e: '%s' is not a size\n", optarg), 2; break;
+    case 'f': a->factor = atof(optarg); break;
+    case 'd':
+      if (sim_dtype_parse(optarg, &a->dt) != 0)
+        return fprintf(stderr, "chorus sim: -d: '%s' is not a data type (int8, uint8, int32, uint32, int64, uint64, "
+                               "half, bfloat16, float, double)\n", optarg), 2;
+      break;
+    case 'o':
+      if (sim_redop_parse(optarg, &a->op) != 0)
+        return fprintf(stderr, "chorus sim: -o: '%s' is not a reduction op (sum, prod, min, max, avg)\n", optarg), 2;
+      break;
+    case 'r': a->root = atoi(optarg); break;
+    case 'a': a->algo = optarg; break;
+    case 'p':
+      if ((a->proto = topo_proto_parse(optarg)) < 0)
+        return fprintf(stderr, "chorus sim: -p: unknown protocol '%s' (simple, LL, LL128)\n", optarg), 2;
+      break;
+    case 'c':
+      a->nchannels = atoi(optarg);
+      if (a->nchannels < 1 || a->nchannels > PLAN_MAX_CHANNELS)
+        return fprintf(stderr, "chorus sim: -c must be 1..%d\n", PLAN_MAX_CHANNELS), 2;
+      break;
+    case 'h': return sim_usage(stdout) == 0 ? -1 : 2;
+    default: return sim_usage(stderr);
+    }
+  }
+  if (optind < argc) return fprintf(stderr, "chorus sim: unexpected argument '%s'\n", argv[optind]), 2;
+  if (!a->topo) return fprintf(stderr, "chorus sim: give the cluster with --topo FILE (chorus topo list names them)\n"), 2;
+  if (a->factor <= 1 && a->minb != a->maxb) return fprintf(stderr, "chorus sim: -f must be above 1\n"), 2;
+  if (a->minb > a->maxb) return fprintf(stderr, "chorus sim: -b %zu is above -e %zu\n", a->minb, a->maxb), 2;
+  return 0;
+}
+
+/* The algorithm to use when -a is not given: ring where it implements the
+ * collective, else the first shipped script (sorted) that does. */
+static int default_algo(chorus_coll_t coll, char *buf, size_t len) {
+  char names[2048];
+  planner_list(planner_algos_dir(), names, sizeof names);
+  char *save = NULL, *list = strdup(names);
+  int found = 0;
+  const char *order[2] = {"ring", NULL};
+  for (int pass = 0; pass < 2 && !found; pass++) {
+    for (char *nm = pass == 0 ? (char *)order[0] : strtok_r(list, ", ", &save); nm && !found;
+         nm = pass == 0 ? NULL : strtok_r(NULL, ", ", &save)) {
+      planner_t *pl;
+      planner_err_t err;
+      if (planner_open(&pl, nm, NULL, &err) != chorus_success) continue;
+      if (planner_collectives(pl) & (1u << coll)) {
+        snprintf(buf, len, "%s", nm);
+        found = 1;
+      }
+      planner_close(pl);
+    }
+  }
+  free(list);
+  return found ? 0 : -1;
+}
+
+int cmd_sim(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) return sim_usage(argc < 2 ? stderr : stdout);
+  sim_args_t a = {.minb = 8, .maxb = 64u << 20, .factor = 2, .dt = chorus_float32, .op = chorus_sum, .verify = 1};
+  if (chorus_coll_parse(argv[1], &a.coll) != chorus_success) {
+    fprintf(stderr, "chorus sim: unknown collective '%s' (allreduce, broadcast, reduce, allgather, reducescatter, "
+                    "alltoall)\n", argv[1]);
+    return 2;
+  }
+  int rc = parse_sim_args(argc, argv, &a);
+  if (rc) return rc < 0 ? 0 : rc;
+  topo_t *t = NULL;
+  topo_err_t terr;
+  if (topo_load(&t, a.topo, a.sets, &terr) != chorus_success) {
+    fprintf(stderr, "chorus sim: %s\n", terr.msg);
+    return 1;
+  }
+  int n = a.nranks ? a.nranks : t->nranks;
+  if (n > t->nranks) {
+    fprintf(stderr, "chorus sim: -n %d: %s places only %d ranks (its parameters may make more: chorus topo show)\n", n,
+            t->path, t->nranks);
+    topo_destroy(t);
+    return 2;
+  }
+  if (a.root < 0 || a.root >= n) {
+    fprintf(stderr, "chorus sim: -r %d is not a rank of %d\n", a.root, n);
+    topo_destroy(t);
+    return 2;
+  }
+  char algo[256];
+  if (a.algo) snprintf(algo, sizeof algo, "%s", a.algo);
+  else if (default_algo(a.coll, algo, sizeof algo) != 0) {
+    fprintf(stderr, "chorus sim: no shipped algorithm implements %s\n", chorus_coll_name(a.coll));
+    topo_destroy(t);
+    return 1;
+  }
+  sim_opts_t so = {.buffsize = a.buffsize, .nsteps = a.nsteps, .steps_per_chunk = a.steps_per_chunk,
+                   .proto = a.proto, .span_ranks = a.timeline ? 16 : 0};
+  plan_t *p = NULL;
+  sim_t *s = NULL;
+  plan_shape_t shape = {0};
+  FILE *csv = NULL, *trace = NULL;
+  int contiguous = 1, status = 1;
+  char err[2048] = "";
+  double t_plan = 0, t_sim = 0;
+  uint64_t events = 0;
+  int nch = a.nchannels;
+  if (topo_shape(t, n, &shape, &contiguous) != chorus_success) {
+    fprintf(stderr, "chorus sim: out of memory\n");
+    goto done;
+  }
+  if (!a.analytic) {
+    planner_req_t req = {.algo = algo, .coll = a.coll, .nranks = n, .shape = &shape, .root = a.root,
+                         .nchannels = a.nchannels, .opts = a.opt};
+    planner_err_t perr;
+    double t0 = wall();
+    chorus_result_t r = planner_build(&req, &p, &perr);
+    if (r != chorus_success) {
+      fprintf(stderr, "chorus sim: %s\n", perr.msg);
+      goto done;
+    }
+    if (a.verify) {
+      verify_opts_t vo = {.inplace = 2};
+      verify_result_t vr;
+      if (verify_plan(p, &vo, &vr) != chorus_success) {
+        fprintf(stderr, "chorus sim: the plan is wrong: %s\n", vr.msg);
+        goto done;
+      }
+    }
+    t_plan = wall() - t0;
+    nch = p->nchannels;
+    snprintf(algo, sizeof algo, "%s", p->algo);
+    if (sim_create(&s, t, p, &so, err, sizeof err) != chorus_success) {
+      fprintf(stderr, "chorus sim: %s\n", err);
+      goto done;
+    }
+  } else {
+    if (strcmp(algo, "ring") != 0) {
+      fprintf(stderr, "chorus sim: the analytic model knows the ring algorithm only, not '%s' (use --model event)\n",
+              algo);
+      goto done;
+    }
+    if (!nch) nch = 1;
+  }
+  if (a.csv) {
+    if (!(csv = fopen(a.csv, "w"))) {
+      fprintf(stderr, "chorus sim: --csv %s: %s\n", a.csv, strerror(errno));
+      goto done;
+    }
+    fprintf(csv, "collective,algo,proto,nranks,nnodes,dtype,op,root,inplace,size_bytes,count,time_us,algbw_GBps,"
+                 "busbw_GBps,wrong,source\n");
+  }
+  int rooted = plan_coll_rooted(a.coll);
+  const char *redop = plan_coll_reduces(a.coll) ? sim_redop_name(a.op) : "none";
+  printf("# chorus sim %s: %d ranks on %d nodes, topology %s%s%s, dtype %s, op %s, algo %s, proto %s, channels %d, "
+         "model %s\n",
+         chorus_coll_name(a.coll), n, shape.nnodes, t->name, t->params[0] ? " " : "", t->params,
+         sim_dtype_name(a.dt), sim_redop_name(a.op), algo, topo_proto_name(a.proto), nch,
+         a.analytic ? "analytic" : "event");
+  if (!contiguous) printf("# note: the ranks of some host are not consecutive; each run of them is planned as a node\n");
+  printf("# predicted: no data moves, #wrong is N/A; in place costs the same as out of place in the model\n");
+  printf("#%76s%32s\n", "out-of-place", "in-place");
+  printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "size", "count", "type", "redop", "root", "time",
+         "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+  printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
+         "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  size_t es = sim_dtype_size(a.dt);
+  int per_rank_total = a.coll == chorus_allgather || a.coll == chorus_reducescatter || a.coll == chorus_alltoall;
+  double sum_busbw = 0;
+  int npoints = 0;
+  size_t prev = 0;
+  sim_result_t res = {0};
+  for (size_t size = a.minb; size <= a.maxb;) {
+    size_t next = (size_t)((double)size * a.factor);
+    int last = next <= size || next > a.maxb;
+    size_t count = size / es / (per_rank_total ? (size_t)n : 1);
+    size_t bytes = count * es * (per_rank_total ? (size_t)n : 1);
+    if (bytes != prev || size == a.minb) {
+      FILE *tr = NULL;
+      if (last && a.trace && !(tr = trace = fopen(a.trace, "w"))) {
+        fprintf(stderr, "chorus sim: --trace %s: %s\n", a.trace, strerror(errno));
+        goto done;
+      }
+      double t0 = wall();
+      chorus_result_t r;
+      if (a.analytic) {
+        so.trace = NULL;
+        r = sim_analytic_ring(t, a.coll, n, nch, count, a.dt, &so, &res, err, sizeof err);
+      } else {
+        so.trace = tr;
+        sim_destroy(s);
+        s = NULL;
+        r = sim_create(&s, t, p, &so, err, sizeof err);
+        if (r == chorus_success) r = sim_run(s, count, a.dt, &res, err, sizeof err);
+      }
+      t_sim += wall() - t0;
+      events += res.events;
+      if (r != chorus_success) {
+        fprintf(stderr, "chorus sim: %s of %zu bytes: %s\n", chorus_coll_name(a.coll), bytes, err);
+        goto done;
+      }
+      double us = res.time * 1e6;
+      double algbw = us > 0 ? (double)bytes / us / 1e3 : 0;
+      double busbw = algbw * sim_bus_factor(a.coll, n);
+      printf("%12zu %13zu %9s %7s %6d", bytes, count, sim_dtype_name(a.dt), redop, rooted ? a.root : -1);
+      for (int ip = 0; ip < 2; ip++) {
+        printf(" %8.2f %7.2f %7.2f %6s", us, algbw, busbw, "N/A");
+        sum_busbw += busbw;
+        npoints++;
+        if (csv)
+          fprintf(csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,,predicted\n", chorus_coll_name(a.coll), algo,
+                  topo_proto_name(a.proto), n, shape.nnodes, sim_dtype_name(a.dt), sim_redop_name(a.op),
+                  rooted ? a.root : -1, ip, bytes, count, us, algbw, busbw);
+      }
+      printf("\n");
+      prev = bytes;
+    }
+    if (last) break;
+    size = next;
+  }
+  if (trace) fclose(trace), trace = NULL;
+  printf("# Out of bounds values : N/A (predicted)\n");
+  printf("# Avg bus bandwidth    : %.4f\n#\n", npoints ? sum_busbw / npoints : 0);
+  if (a.links) {
+    if (a.analytic) printf("# --links needs --model event (the analytic model has no per-link flows)\n");
+    else sim_print_links(s, &res, stdout, a.links_all ? 0 : 20);
+  }
+  if (a.timeline) {
+    if (a.analytic) {
+      printf("# --timeline needs --model event\n");
+    } else {
+      FILE *f = fopen(a.timeline, "w");
+      if (!f) {
+        fprintf(stderr, "chorus sim: --timeline %s: %s\n", a.timeline, strerror(errno));
+        goto done;
+      }
+      char title[512];
+      snprintf(title, sizeof title, "chorus sim %s, %s, %d ranks on %s, %zu bytes: %.2f us predicted",
+               chorus_coll_name(a.coll), algo, n, t->name, prev, res.time * 1e6);
+      sim_write_timeline(s, &res, f, title);
+      fclose(f);
+    }
+  }
+  if (a.stats)
+    fprintf(stderr, "# sim stats: plan+verify %.3f s, simulation %.3f s, %llu events (%.2f M events/s), last size: %llu "
+                    "steps, %llu flows, %llu max-min re-sharings, peak %d flows\n",
+            t_plan, t_sim, (unsigned long long)events, t_sim > 0 ? events / t_sim / 1e6 : 0,
+            (unsigned long long)res.steps, (unsigned long long)res.flows, (unsigned long long)res.recomputes,
+            res.peak_flows);
+  status = 0;
+done:
+  if (csv) fclose(csv);
+  if (trace) fclose(trace);
+  sim_destroy(s);
+  plan_destroy(p);
+  plan_shape_fini(&shape);
+  topo_destroy(t);
+  return status;
+}

@@ -1,0 +1,130 @@
+/* sim.h -- the event simulator: replays a plan on a topology, every rank and
+ * channel running its program exactly as the executor does, and predicts the
+ * time of one collective call.
+ *
+ * Geometry (the executor's, engine/exec.c): a unit of `count` elements is
+ * split among channels in 64-byte-aligned parts; a channel walks its part in
+ * loop iterations of k = plan->nchunks chunks of ce elements, with
+ *   ce = min(chunk_bytes, roundup64(ceil(part / k) * elsize)) / elsize,
+ *   chunk_bytes = buffsize / PLAN_SLOT_CHUNKS, step_bytes = buffsize / nsteps.
+ * A chunk moves as pieces (steps) of at most step_bytes, cut into at least
+ * min(steps_per_chunk, ceil(len / min_step)) pieces, each rounded up to 64
+ * bytes; an empty chunk still moves as one empty step. Defaults are the
+ * engine's: buffsize 4 MiB per connection (CHORUS_BUFFSIZE), 8 steps
+ * (slots) per connection, at most 4 steps per chunk, 32 KiB smallest step.
+ *
+ * Timing model:
+ *  - each (sender, receiver, channel) connection has `nsteps` slots in the
+ *    receiver; a send waits for a free slot, then posts the step; posting
+ *    costs the thread nothing (the copy engine / NIC moves it);
+ *  - posted steps cross the connection's route one after another (FIFO): a
+ *    step is a flow of bytes / efficiency(protocol) over the route's
+ *    resources, sharing each with the other flows max-min fairly; it arrives
+ *    (sits in the slot) the route's latency plus the protocol's step latency
+ *    after its last byte left;
+ *  - a receiving op takes arrived steps in order; for a fused op it also
+ *    needs a free slot downstream; it spends bytes / reduce_bw (reductions) or
+ *    bytes / copy_bw (plain receives) of its device, then posts the result
+ *    and frees the slot (the sender sees the free slot at once);
+ *  - every op costs its device's op_overhead before it starts; a copy costs
+ *    bytes / copy_bw.
+ */
+#ifndef CHORUS_SIM_H
+#define CHORUS_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "chorus.h"
+#include "plan.h"
+#include "topo.h"
+
+#define SIM_DEFAULT_BUFFSIZE ((size_t)4 << 20)
+#define SIM_DEFAULT_NSTEPS 8
+#define SIM_DEFAULT_MIN_STEP ((size_t)32 << 10)
+#define SIM_MAX_NSTEPS 64
+
+typedef struct {
+  size_t buffsize;      /* bytes per connection; 0: SIM_DEFAULT_BUFFSIZE */
+  int nsteps;           /* slots per connection; 0: SIM_DEFAULT_NSTEPS */
+  int steps_per_chunk;  /* most steps a chunk is cut into; 0: nsteps / PLAN_SLOT_CHUNKS */
+  size_t min_step;      /* smallest step a chunk is cut to; 0: SIM_DEFAULT_MIN_STEP */
+  int proto;            /* topo_proto_id_t */
+  FILE *trace;          /* Chrome/Perfetto JSON events are written here (the caller opens and closes) */
+  int span_ranks;       /* record op spans for the timeline of ranks 0 .. span_ranks-1 (0: none) */
+} sim_opts_t;
+
+typedef struct {
+  double time;          /* seconds from start until the last rank finished */
+  uint64_t events;      /* events handled (flow ends, arrivals, thread wake-ups) */
+  uint64_t steps;       /* steps moved */
+  uint64_t flows;       /* flows started on the network */
+  uint64_t recomputes;  /* max-min re-sharings over more than one flow */
+  int peak_flows;
+} sim_result_t;
+
+/* One op as the timeline draws it. */
+typedef struct {
+  int32_t rank, channel;
+  uint8_t code;
+  double t0, t_work, t1; /* op began, first step could be worked on, op done */
+} sim_span_t;
+
+typedef struct sim sim_t;
+
+/* Prepare to replay plan p on topology t: rank r of the plan runs on rank
+ * r of the topology (p->nranks <= t->nranks), and every connection the plan
+ * uses is routed once. Both are borrowed for the life of the simulator. */
+chorus_result_t sim_create(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, char *err,
+                           size_t errlen);
+void sim_destroy(sim_t *s);
+
+/* Simulate one call of `count` elements of dtype dt (count as the engine's
+ * API takes it: per rank for allreduce, broadcast, reduce; per piece for
+ * allgather, reducescatter, alltoall). */
+chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t *res, char *err, size_t errlen);
+
+/* After sim_run: per network resource (topo_nres), bytes carried and seconds
+ * busy in that run; spans recorded (opts.span_ranks). */
+void sim_res_stats(const sim_t *s, int res, double *bytes, double *busy);
+const sim_span_t *sim_spans(const sim_t *s, size_t *n);
+/* The topology the simulator was made with. */
+const topo_t *sim_topo(const sim_t *s);
+
+/* --- analytic mode --- */
+
+/* Predict a ring algorithm (the shipped ring.lua: node-aware ring, odd
+ * channels reversed) without planning n ranks: on a symmetric topology every
+ * rank of a ring is in the same state at the same time, so one rank whose
+ * successor is itself, behind a connection with the ring's bottleneck
+ * bandwidth (the least capacity share of any resource the ring's routes
+ * cross) and its largest latency, replays the whole ring, step by step. The
+ * cost is one rank's steps, whatever n. Supports allreduce, allgather,
+ * reducescatter, broadcast and reduce; chorus_invalid_usage otherwise. */
+chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int nranks, int nchannels, size_t count,
+                                  chorus_dtype_t dt, const sim_opts_t *o, sim_result_t *res, char *err,
+                                  size_t errlen);
+
+/* --- reports --- */
+
+/* Per-link bytes, busy time and utilisation, busiest first (at most `top`
+ * rows; 0: all). */
+void sim_print_links(const sim_t *s, const sim_result_t *r, FILE *f, int top);
+/* A per-rank Gantt chart of the recorded spans, as SVG. */
+void sim_write_timeline(const sim_t *s, const sim_result_t *r, FILE *f, const char *title);
+
+/* Element sizes and the names nccl-tests prints ("float", "half", ...), kept
+ * here because sim/ links the plan library alone, never the engine; they
+ * match chorus_dtype_name and chorus_redop_name of libchorus. Parsers accept
+ * the same names and aliases (fp32, bf16, ...) and return -1 when unknown. */
+size_t sim_dtype_size(chorus_dtype_t dt);
+const char *sim_dtype_name(chorus_dtype_t dt);
+int sim_dtype_parse(const char *name, chorus_dtype_t *out);
+const char *sim_redop_name(chorus_redop_t op);
+int sim_redop_parse(const char *name, chorus_redop_t *out);
+
+/* busbw factor of the collective (DOMAIN.md). */
+double sim_bus_factor(chorus_coll_t coll, int nranks);
+
+#endif

@@ -1,0 +1,352 @@
+/* sim_net.c -- max-min fair sharing of resources among flows, recomputed
+ * incrementally: a start or an end re-shares only the connected component of
+ * flows and resources it touches, and a flow alone on its path skips the
+ * component walk entirely (the common case of a pipelined ring). Completion
+ * times live in an indexed min-heap, updated in place when a rate changes. */
+#include "sim_net.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LPOS_INLINE 12
+
+typedef struct {
+  const int32_t *path;
+  int32_t *lpos_heap; /* positions when the path is longer than LPOS_INLINE */
+  int32_t lpos_in[LPOS_INLINE];
+  int len, lpos_cap;
+  int user;
+  int heap; /* index in the heap, -1 when free */
+  uint32_t mark;
+  int fixed;
+  double rem, rate, t_upd, finish, newrate;
+  uint64_t seq;
+} flow_t;
+
+/* A flow's positions live in the flow while the path is short; the flow
+ * table may move, so this is computed on every use, never stored. */
+#define LPOS(f) ((f)->lpos_cap > LPOS_INLINE ? (f)->lpos_heap : (f)->lpos_in)
+
+/* One cache line: the flow list lives inline while it holds at most two. */
+typedef struct {
+  double cap; /* INFINITY when unlimited */
+  double rem, busy, busy_since;
+  int32_t *flows; /* flows_in or heap memory */
+  int32_t nflows, fcap, cnt;
+  uint32_t mark;
+  int32_t flows_in[2];
+} res_t;
+
+typedef struct {
+  double finish;
+  uint64_t seq;
+  int32_t id;
+} hkey_t;
+
+struct sim_net {
+  res_t *res;
+  int nres;
+  flow_t *flows;
+  int nflow_slots, flow_cap;
+  int *free_ids;
+  int nfree;
+  hkey_t *heap; /* flows ordered by (finish, seq), keys kept in the heap */
+  int nheap;
+  uint32_t epoch;
+  uint64_t seq, started, recomputes;
+  int peak;
+  /* scratch for the component walk */
+  int *cflows, *cres, *stack;
+  int cflows_cap, cres_cap, stack_cap;
+};
+
+static inline int before(const hkey_t *x, const hkey_t *y) {
+  return x->finish < y->finish || (x->finish == y->finish && x->seq < y->seq);
+}
+
+static void heap_up(sim_net_t *n, int i) {
+  hkey_t x = n->heap[i];
+  while (i > 0) {
+    int p = (i - 1) / 2;
+    if (!before(&x, &n->heap[p])) break;
+    n->heap[i] = n->heap[p];
+    n->flows[n->heap[i].id].heap = i;
+    i = p;
+  }
+  n->heap[i] = x;
+  n->flows[x.id].heap = i;
+}
+
+static void heap_down(sim_net_t *n, int i) {
+  hkey_t x = n->heap[i];
+  for (;;) {
+    int l = 2 * i + 1, m = -1;
+    const hkey_t *best = &x;
+    if (l < n->nheap && before(&n->heap[l], best)) m = l, best = &n->heap[l];
+    if (l + 1 < n->nheap && before(&n->heap[l + 1], best)) m = l + 1;
+    if (m < 0) break;
+    n->heap[i] = n->heap[m];
+    n->flows[n->heap[i].id].heap = i;
+    i = m;
+  }
+  n->heap[i] = x;
+  n->flows[x.id].heap = i;
+}
+
+static void heap_fix(sim_net_t *n, int id) {
+  int i = n->flows[id].heap;
+  n->heap[i].finish = n->flows[id].finish;
+  heap_up(n, i);
+  heap_down(n, n->flows[id].heap);
+}
+
+chorus_result_t sim_net_create(sim_net_t **out, int nres, const double *cap) {
+  *out = NULL;
+  sim_net_t *n = calloc(1, sizeof *n);
+  if (!n || !(n->res = calloc(nres > 0 ? nres : 1, sizeof *n->res))) {
+    free(n);
+    return chorus_out_of_memory;
+  }
+  n->nres = nres;
+  for (int i = 0; i < nres; i++) {
+    n->res[i].cap = cap[i] > 0 ? cap[i] : INFINITY;
+    n->res[i].flows = n->res[i].flows_in;
+    n->res[i].fcap = 2;
+  }
+  *out = n;
+  return chorus_success;
+}
+
+void sim_net_destroy(sim_net_t *n) {
+  if (!n) return;
+  for (int i = 0; i < n->nres; i++)
+    if (n->res[i].flows != n->res[i].flows_in) free(n->res[i].flows);
+  for (int i = 0; i < n->nflow_slots; i++)
+    free(n->flows[i].lpos_heap);
+  free(n->res);
+  free(n->flows);
+  free(n->free_ids);
+  free(n->heap);
+  free(n->cflows);
+  free(n->cres);
+  free(n->stack);
+  free(n);
+}
+
+static int ensure(void **p, int *cap, int need, size_t elem) {
+  if (need <= *cap) return 0;
+  int c = *cap ? *cap : 16;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, elem * c);
+  if (!q) return -1;
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+/* Bring a flow's remaining bytes to `now` at its current rate. */
+static inline void settle(flow_t *f, double now) {
+  if (isfinite(f->rate) && f->rate > 0 && now > f->t_upd) {
+    f->rem -= f->rate * (now - f->t_upd);
+    if (f->rem < 0) f->rem = 0;
+  }
+  f->t_upd = now;
+}
+
+static void set_rate(sim_net_t *n, int id, double rate, double now) {
+  flow_t *f = &n->flows[id];
+  if (rate == f->rate) return;
+  settle(f, now);
+  f->rate = rate;
+  f->finish = isinf(rate) ? now : now + f->rem / rate;
+  heap_fix(n, id);
+}
+
+/* Progressive filling over the component reachable from the seed resources
+ * (already on n->stack, nstack of them). */
+static chorus_result_t reshare(sim_net_t *n, int nstack, double now) {
+  uint32_t ep = ++n->epoch;
+  int nf = 0, nr = 0;
+  for (int i = 0; i < nstack; i++) n->res[n->stack[i]].mark = ep;
+  while (nstack > 0) {
+    int r = n->stack[--nstack];
+    if (ensure((void **)&n->cres, &n->cres_cap, nr + 1, sizeof(int))) return chorus_out_of_memory;
+    n->cres[nr++] = r;
+    res_t *rs = &n->res[r];
+    for (int k = 0; k < rs->nflows; k++) {
+      int id = rs->flows[k];
+      flow_t *f = &n->flows[id];
+      if (f->mark == ep) continue;
+      f->mark = ep;
+      if (ensure((void **)&n->cflows, &n->cflows_cap, nf + 1, sizeof(int))) return chorus_out_of_memory;
+      n->cflows[nf++] = id;
+      for (int j = 0; j < f->len; j++) {
+        int m = f->path[j];
+        if (n->res[m].mark == ep) continue;
+        n->res[m].mark = ep;
+        if (ensure((void **)&n->stack, &n->stack_cap, nstack + 1, sizeof(int))) return chorus_out_of_memory;
+        n->stack[nstack++] = m;
+      }
+    }
+  }
+  if (nf == 0) return chorus_success;
+  if (nf > 1) n->recomputes++;
+  for (int i = 0; i < nr; i++) {
+    res_t *rs = &n->res[n->cres[i]];
+    rs->rem = rs->cap;
+    rs->cnt = rs->nflows;
+  }
+  for (int i = 0; i < nf; i++) n->flows[n->cflows[i]].fixed = 0;
+  int left = nf;
+  while (left > 0) {
+    int best = -1;
+    double share = INFINITY;
+    for (int i = 0; i < nr; i++) {
+      res_t *rs = &n->res[n->cres[i]];
+      if (rs->cnt <= 0) continue;
+      double s = rs->rem / rs->cnt;
+      if (best < 0 || s < share) best = n->cres[i], share = s;
+    }
+    if (best < 0) break;
+    if (share < 0) share = 0;
+    res_t *b = &n->res[best];
+    for (int k = 0; k < b->nflows; k++) {
+      flow_t *f = &n->flows[b->flows[k]];
+      if (f->fixed) continue;
+      f->fixed = 1;
+      f->newrate = share;
+      left--;
+      for (int j = 0; j < f->len; j++) {
+        res_t *m = &n->res[f->path[j]];
+        m->rem -= share;
+        m->cnt--;
+      }
+    }
+  }
+  for (int i = 0; i < nf; i++) {
+    int id = n->cflows[i];
+    if (!n->flows[id].fixed) n->flows[id].newrate = INFINITY;
+    set_rate(n, id, n->flows[id].newrate, now);
+  }
+  return chorus_success;
+}
+
+chorus_result_t sim_net_start(sim_net_t *n, double now, const int32_t *path, int len, double bytes, int user) {
+  int id;
+  if (n->nfree) {
+    id = n->free_ids[--n->nfree];
+  } else {
+    if (ensure((void **)&n->flows, &n->flow_cap, n->nflow_slots + 1, sizeof *n->flows)) return chorus_out_of_memory;
+    id = n->nflow_slots++;
+    memset(&n->flows[id], 0, sizeof n->flows[id]);
+    int hc = n->flow_cap;
+    hkey_t *h = realloc(n->heap, sizeof *h * hc);
+    int *fr = realloc(n->free_ids, sizeof *fr * hc);
+    if (h) n->heap = h;
+    if (fr) n->free_ids = fr;
+    if (!h || !fr) return chorus_out_of_memory;
+  }
+  flow_t *f = &n->flows[id];
+  if (f->lpos_cap < LPOS_INLINE) f->lpos_cap = LPOS_INLINE;
+  if (len > f->lpos_cap) {
+    int32_t *q = malloc(sizeof *q * len);
+    if (!q) return chorus_out_of_memory;
+    free(f->lpos_heap);
+    f->lpos_heap = q;
+    f->lpos_cap = len;
+  }
+  f->path = path;
+  f->len = len;
+  f->user = user;
+  f->rem = bytes;
+  f->t_upd = now;
+  f->seq = n->seq++;
+  f->mark = 0;
+  n->started++;
+  int alone = 1;
+  double rate = INFINITY;
+  for (int j = 0; j < len; j++) {
+    res_t *r = &n->res[path[j]];
+    if (r->nflows == r->fcap) {
+      int c = r->fcap * 4;
+      int32_t *q = malloc(sizeof *q * c);
+      if (!q) return chorus_out_of_memory;
+      memcpy(q, r->flows, sizeof *q * r->nflows);
+      if (r->flows != r->flows_in) free(r->flows);
+      r->flows = q;
+      r->fcap = c;
+    }
+    if (r->nflows == 0) r->busy_since = now;
+    else alone = 0;
+    LPOS(f)[j] = r->nflows;
+    r->flows[r->nflows++] = id;
+    if (r->cap < rate) rate = r->cap;
+  }
+  if (alone) {
+    f->rate = rate;
+    f->finish = isinf(rate) ? now : now + bytes / rate;
+  } else {
+    /* Shared: the new flow starts at rate 0 and the component is re-shared. */
+    f->rate = 0;
+    f->finish = INFINITY;
+  }
+  n->heap[n->nheap] = (hkey_t){f->finish, f->seq, id};
+  f->heap = n->nheap++;
+  if (n->nheap > n->peak) n->peak = n->nheap;
+  heap_up(n, f->heap);
+  if (alone) return chorus_success;
+  for (int j = 0; j < len; j++) {
+    if (ensure((void **)&n->stack, &n->stack_cap, j + 1, sizeof(int))) return chorus_out_of_memory;
+    n->stack[j] = path[j];
+  }
+  return reshare(n, len, now);
+}
+
+double sim_net_next(const sim_net_t *n) { return n->nheap ? n->heap[0].finish : INFINITY; }
+
+int sim_net_pop(sim_net_t *n, double *t) {
+  if (!n->nheap) return -1;
+  int id = n->heap[0].id;
+  flow_t *f = &n->flows[id];
+  double now = f->finish;
+  *t = now;
+  n->nheap--;
+  if (n->nheap) {
+    n->heap[0] = n->heap[n->nheap];
+    heap_down(n, 0);
+  }
+  f->heap = -1;
+  int nseed = 0;
+  for (int j = 0; j < f->len; j++) {
+    res_t *r = &n->res[f->path[j]];
+    int pos = LPOS(f)[j], last = r->flows[--r->nflows];
+    if (last != id) {
+      r->flows[pos] = last;
+      flow_t *g = &n->flows[last];
+      for (int k = 0; k < g->len; k++)
+        if (g->path[k] == f->path[j] && LPOS(g)[k] == r->nflows) {
+          LPOS(g)[k] = pos;
+          break;
+        }
+    }
+    if (r->nflows == 0) {
+      r->busy += now - r->busy_since;
+    } else if (ensure((void **)&n->stack, &n->stack_cap, nseed + 1, sizeof(int)) == 0) {
+      n->stack[nseed++] = f->path[j];
+    }
+  }
+  n->free_ids[n->nfree++] = id;
+  if (nseed) reshare(n, nseed, now);
+  return f->user;
+}
+
+int sim_net_active(const sim_net_t *n) { return n->nheap; }
+int sim_net_peak(const sim_net_t *n) { return n->peak; }
+uint64_t sim_net_started(const sim_net_t *n) { return n->started; }
+uint64_t sim_net_recomputes(const sim_net_t *n) { return n->recomputes; }
+
+double sim_net_res_busy(const sim_net_t *n, int res, double now) {
+  const res_t *r = &n->res[res];
+  return r->busy + (r->nflows ? now - r->busy_since : 0);
+}

@@ -1,0 +1,39 @@
+# Tests of sim/: the topology loader and router, the max-min network and the
+# event replay against closed forms, the analytic mode, broken topology
+# files, and the commands' golden outputs.
+chorus_add_unit_test(test_topo SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_topo.c LIBS chorus_sim)
+chorus_add_unit_test(test_sim SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sim.c LIBS chorus_sim)
+
+# Each broken description is caught with its file, line and reason.
+set(bad ${CMAKE_CURRENT_SOURCE_DIR}/bad)
+chorus_add_cli_test(topo_bad_unknown_unit LABELS unit;bad RC 1
+  REGEX "topo_unknown_unit.lua:4: link a - sw: bw: '400Gbit/s': unknown unit 'Gbit/s'"
+  COMMAND topo check ${bad}/topo_unknown_unit.lua)
+chorus_add_cli_test(topo_bad_missing_device LABELS unit;bad RC 1
+  REGEX "topo_missing_device.lua:5: link b - sw: no device named 'b' is declared"
+  COMMAND topo check ${bad}/topo_missing_device.lua)
+chorus_add_cli_test(topo_bad_unreachable_rank LABELS unit;bad RC 1
+  REGEX "topo_unreachable.lua:7: rank 1 \\(on b\\) cannot reach rank 0"
+  COMMAND topo check ${bad}/topo_unreachable.lua)
+chorus_add_cli_test(topo_bad_duplicate_name LABELS unit;bad RC 1
+  REGEX "topo_duplicate.lua:4: device a: duplicate name \\(first declared at [^ ]*topo_duplicate.lua:2\\)"
+  COMMAND topo check ${bad}/topo_duplicate.lua)
+chorus_add_cli_test(topo_bad_negative_bandwidth LABELS unit;bad RC 1
+  REGEX "topo_negative_bw.lua:4: link a - sw: bw: '-25GB/s': a bandwidth cannot be negative"
+  COMMAND topo check ${bad}/topo_negative_bw.lua)
+chorus_add_cli_test(topo_bad_set_parameter LABELS unit;bad RC 1
+  REGEX "--set nodse: .*star.lua takes no parameter 'nodse'"
+  COMMAND topo check star --set nodse=4)
+chorus_add_cli_test(sim_needs_topology LABELS unit;bad RC 2 REGEX "give the cluster with --topo FILE"
+  COMMAND sim allreduce)
+
+# Golden outputs: deterministic tables and views.
+chorus_add_cli_test(sim_golden_star_ring_allreduce LABELS unit;golden GOLDEN sim_star_ring_allreduce.txt
+  COMMAND sim allreduce --topo star -b 1K -e 64M -f 8)
+chorus_add_cli_test(sim_golden_star_analytic LABELS unit;golden GOLDEN sim_star_analytic.txt
+  COMMAND sim allreduce --topo star --set nodes=1024 -b 1M -e 256M -f 16 --model analytic)
+chorus_add_cli_test(sim_golden_fat_tree_links LABELS unit;golden GOLDEN sim_fat_tree_links.txt
+  COMMAND sim allreduce --topo fat-tree --set oversub=2,placement=spread -b 64M -e 64M --links)
+chorus_add_cli_test(sim_golden_topo_show_dgx LABELS unit;golden GOLDEN sim_topo_show_dgx.txt
+  COMMAND topo show dgx-cluster --set nodes=2 --ranks 16)
+chorus_add_cli_test(sim_help LABELS unit REGEX "--model event\\|analytic" COMMAND sim --help)

@@ -1,0 +1,397 @@
+/* test_sim.c -- the simulator against closed forms: max-min shares, one
+ * flow's bottleneck, k flows on one link, ECMP collisions, a ring on a star
+ * against the alpha-beta formula, a tree's hop-count latency; every shipped
+ * algorithm on every shipped topology; the analytic ring against the event
+ * mode; determinism. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "planner.h"
+#include "sim.h"
+#include "sim_net.h"
+#include "test.h"
+#include "topo.h"
+
+static int near(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
+
+static topo_t *load(const char *name, const char *sets) {
+  topo_t *t;
+  topo_err_t err;
+  if (topo_load(&t, name, sets, &err) != chorus_success) {
+    fprintf(stderr, "  %s: %s\n", name, err.msg);
+    return NULL;
+  }
+  return t;
+}
+
+static topo_t *load_text(const char *text) {
+  char path[] = "/tmp/chorus_test_topoXXXXXX.lua";
+  int fd = mkstemps(path, 4);
+  if (fd < 0) return NULL;
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+  topo_t *t = load(path, NULL);
+  unlink(path);
+  return t;
+}
+
+static void op(plan_t *p, int rank, int ch, int code, int sb, int sc, int db, int dc, int from, int to) {
+  plan_op_t o = {.code = (uint8_t)code, .src_buf = (uint8_t)sb, .dst_buf = (uint8_t)db, .src_chunk = sc,
+                 .dst_chunk = dc, .recv_peer = from, .send_peer = to};
+  if (plan_append(p, rank, ch, &o) != chorus_success) test_failed_++;
+}
+
+/* Transfers src[i] -> dst[i] of one chunk each, transfer i on channel i. */
+static plan_t *transfers(int nranks, int n, const int *src, const int *dst) {
+  plan_t *p;
+  if (plan_create(&p, chorus_alltoall, nranks, n, 0, NULL) != chorus_success) return NULL;
+  for (int r = 0; r < nranks; r++)
+    for (int ch = 0; ch < n; ch++) {
+      if (src[ch] == r) op(p, r, ch, PLAN_OP_SEND, PLAN_BUF_INPUT, 0, 0, -1, -1, dst[ch]);
+      if (dst[ch] == r) op(p, r, ch, PLAN_OP_RECV, 0, -1, PLAN_BUF_OUTPUT, 0, src[ch], -1);
+    }
+  return p;
+}
+
+/* ring.lua's allreduce for ranks in order 0..n-1, one channel. */
+static plan_t *ring_allreduce(int n) {
+  plan_t *p;
+  if (plan_create(&p, chorus_allreduce, n, 1, 0, NULL) != chorus_success) return NULL;
+  p->nchunks = n;
+  for (int r = 0; r < n; r++) {
+    int nx = (r + 1) % n, pv = (r + n - 1) % n;
+    op(p, r, 0, PLAN_OP_SEND, PLAN_BUF_INPUT, r, 0, -1, -1, nx);
+    for (int s = 1; s <= n - 2; s++) op(p, r, 0, PLAN_OP_RECV_REDUCE_SEND, PLAN_BUF_INPUT, (r - s + n) % n, 0, -1, pv, nx);
+    int own = (r + 1) % n;
+    op(p, r, 0, PLAN_OP_RECV_REDUCE_COPY_SEND, PLAN_BUF_INPUT, own, PLAN_BUF_OUTPUT, own, pv, nx);
+    for (int s = 1; s <= n - 2; s++) op(p, r, 0, PLAN_OP_RECV_COPY_SEND, 0, -1, PLAN_BUF_OUTPUT, (r + 1 - s + n) % n, pv, nx);
+    op(p, r, 0, PLAN_OP_RECV, 0, -1, PLAN_BUF_OUTPUT, (r + 2) % n, pv, -1);
+  }
+  return p;
+}
+
+static double simulate(const topo_t *t, const plan_t *p, size_t bytes, const sim_opts_t *o) {
+  sim_t *s;
+  char err[1024];
+  sim_result_t r;
+  sim_opts_t def = {0};
+  if (sim_create(&s, t, p, o ? o : &def, err, sizeof err) != chorus_success) {
+    fprintf(stderr, "  sim_create: %s\n", err);
+    return -1;
+  }
+  chorus_result_t res = sim_run(s, bytes / 4, chorus_float32, &r, err, sizeof err);
+  if (res != chorus_success) fprintf(stderr, "  sim_run: %s\n", err);
+  sim_destroy(s);
+  return res == chorus_success ? r.time : -1;
+}
+
+/* --- max-min --- */
+
+static void k_flows_on_one_resource_get_a_kth_each(void) {
+  double cap[4] = {30, 1e9, 1e9, 1e9};
+  sim_net_t *n;
+  CHECK_EQ_INT(sim_net_create(&n, 4, cap), chorus_success);
+  int32_t paths[3][2] = {{0, 1}, {0, 2}, {0, 3}};
+  for (int i = 0; i < 3; i++) CHECK_EQ_INT(sim_net_start(n, 0, paths[i], 2, 30, i), chorus_success);
+  for (int i = 0; i < 3; i++) {
+    double t;
+    CHECK_TRUE(sim_net_pop(n, &t) >= 0);
+    CHECK_TRUE(near(t, 3.0, 1e-12));
+  }
+  CHECK_EQ_INT(sim_net_active(n), 0);
+  sim_net_destroy(n);
+}
+
+/* The textbook case: A crosses both links, B only the 10 one, C only the 4
+ * one. Max-min: the 4-link is the bottleneck (A = C = 2), B takes the rest
+ * of its link (8); when B ends, A stays bound by the 4-link. */
+static void max_min_shares_the_bottleneck_first(void) {
+  double cap[2] = {10, 4};
+  sim_net_t *n;
+  CHECK_EQ_INT(sim_net_create(&n, 2, cap), chorus_success);
+  int32_t a[2] = {0, 1}, b[1] = {0}, c[1] = {1};
+  CHECK_EQ_INT(sim_net_start(n, 0, a, 2, 100, 0), chorus_success);
+  CHECK_EQ_INT(sim_net_start(n, 0, b, 1, 100, 1), chorus_success);
+  CHECK_EQ_INT(sim_net_start(n, 0, c, 1, 100, 2), chorus_success);
+  double t;
+  CHECK_EQ_INT(sim_net_pop(n, &t), 1);
+  CHECK_TRUE(near(t, 12.5, 1e-12));
+  int x = sim_net_pop(n, &t);
+  CHECK_TRUE(x == 0 || x == 2);
+  CHECK_TRUE(near(t, 50.0, 1e-12));
+  x = sim_net_pop(n, &t);
+  CHECK_TRUE(x == 0 || x == 2);
+  CHECK_TRUE(near(t, 50.0, 1e-12));
+  sim_net_destroy(n);
+}
+
+/* --- closed forms on topologies --- */
+
+static void a_single_flow_gets_the_bottleneck_bandwidth(void) {
+  topo_t *t = load_text("device { name = 'h0', kind = 'host' }\n"
+                        "device { name = 'h1', kind = 'host' }\n"
+                        "device { name = 's1', kind = 'switch' }\n"
+                        "device { name = 's2', kind = 'switch' }\n"
+                        "link { 'h0', 's1', bw = '10GB/s', lat = '1us' }\n"
+                        "link { 's1', 's2', bw = '4GB/s', lat = '2us' }\n"
+                        "link { 's2', 'h1', bw = '10GB/s', lat = '1us' }\n"
+                        "rank 'h0'\nrank 'h1'\n");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  int src[1] = {0}, dst[1] = {1};
+  plan_t *p = transfers(2, 1, src, dst);
+  size_t S = 64u << 20;
+  double time = simulate(t, p, S, NULL);
+  CHECK_TRUE(near(time, S / 4e9 + 4e-6, 1e-9));
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
+static void k_flows_into_one_link_get_b_over_k(void) {
+  topo_t *t = load("star", "nodes=4,bw=10GB/s,lat=1us");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  int src[3] = {0, 1, 2}, dst[3] = {3, 3, 3};
+  plan_t *p = transfers(4, 3, src, dst);
+  size_t S = 16u << 20; /* per transfer: the first channel's part of 3 * 16 MiB */
+  double time = simulate(t, p, 3 * S, NULL);
+  /* Three concurrent flows share rank 3's downlink: each at B/3. */
+  CHECK_TRUE(near(time, 3.0 * S / 10e9 + 2e-6, 1e-6));
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
+static void ecmp_collisions_halve_the_colliding_flows(void) {
+  topo_t *t = load("fat-tree", "nodes=8,leaf_ports=4,oversub=2,nic_bw=10GB/s,lat=1us");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  /* Which spine does each leaf-0 -> leaf-1 flow hash to? */
+  int spine[4][8];
+  for (int d = 4; d < 8; d++) {
+    topo_router_t *r;
+    CHECK_EQ_INT(topo_router_create(&r, t, t->rank_dev[d]), chorus_success);
+    for (int s = 0; s < 4; s++) {
+      int32_t res[8];
+      double lat;
+      CHECK_EQ_INT(topo_router_route(r, t->rank_dev[s], topo_flow_key(s, d, s), res, &lat), 4);
+      spine[s][d] = res[1];
+    }
+    topo_router_destroy(r);
+  }
+  int found_same = 0, found_diff = 0;
+  size_t S = 8u << 20;
+  for (int s1 = 0; s1 < 4; s1++)
+    for (int s2 = s1 + 1; s2 < 4; s2++)
+      for (int d1 = 4; d1 < 8; d1++)
+        for (int d2 = 4; d2 < 8; d2++) {
+          if (d1 == d2) continue;
+          int same = spine[s1][d1] == spine[s2][d2];
+          if ((same && found_same) || (!same && found_diff)) continue;
+          /* channel i carries transfer i; the key uses the channel, so give
+           * each transfer the channel the table was made with. */
+          int nch = (s1 > s2 ? s1 : s2) + 1;
+          int src[4] = {-1, -1, -1, -1}, dst[4] = {-1, -1, -1, -1};
+          src[s1] = s1, dst[s1] = d1, src[s2] = s2, dst[s2] = d2;
+          plan_t *p = transfers(8, nch, src, dst);
+          /* every channel gets count/nch; make each transfer S bytes */
+          double time = simulate(t, p, S * nch, NULL);
+          double lat = 4e-6;
+          double want = (same ? 2.0 : 1.0) * S / 10e9 + lat;
+          if (!near(time, want, 1e-6))
+            fprintf(stderr, "  %d->%d, %d->%d same spine %d: %.9f s, expected %.9f\n", s1, d1, s2, d2, same, time, want);
+          CHECK_TRUE(near(time, want, 1e-6));
+          if (same) found_same = 1;
+          else found_diff = 1;
+          plan_destroy(p);
+        }
+  CHECK_TRUE(found_same && found_diff);
+  topo_destroy(t);
+}
+
+static void ring_on_a_star_is_the_alpha_beta_formula(void) {
+  const int n = 8;
+  topo_t *t = load("star", "nodes=8,bw=25GB/s,lat=1us");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  plan_t *p = ring_allreduce(n);
+  const double B = 25e9, a = 2e-6;
+  /* One step per chunk, chunk = S/n: no pipelining, the formula exactly. */
+  size_t S = (size_t)n << 18;
+  sim_opts_t one = {.steps_per_chunk = 1};
+  double want = 2.0 * (n - 1) * (a + (double)S / n / B);
+  double got = simulate(t, p, S, &one);
+  CHECK_TRUE(near(got, want, 1e-9));
+  /* The engine's pipelining (4 steps per chunk) can only help, never beat
+   * the bandwidth bound. */
+  double piped = simulate(t, p, S, NULL);
+  CHECK_TRUE(piped < want && piped > 2.0 * (n - 1) * S / n / B);
+  /* Large buffers approach the bus bandwidth B. */
+  size_t L = 256u << 20;
+  double big = simulate(t, p, L, NULL);
+  double busbw = (double)L / big * 2.0 * (n - 1) / n;
+  CHECK_TRUE(busbw < B && busbw > 0.98 * B);
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
+/* The longest chain of transfers in a plan, in hops: an op ends at the later
+ * of its predecessor and (when it receives) the hop after the matching send. */
+static int hop_depth(const plan_t *p) {
+  int n = p->nranks, nch = p->nchannels;
+  int *done = calloc(p->nops, sizeof *done);
+  for (size_t i = 0; i < p->nops; i++) done[i] = -1;
+  int changed = 1, depth = 0;
+  while (changed) {
+    changed = 0;
+    for (int r = 0; r < n; r++)
+      for (int ch = 0; ch < nch; ch++) {
+        const plan_prog_t *g = plan_prog(p, r, ch);
+        for (uint32_t i = 0; i < g->count; i++) {
+          size_t k = g->first + i;
+          if (done[k] >= 0) continue;
+          int prev = i ? done[k - 1] : 0;
+          if (prev < 0) break;
+          int t = prev;
+          const plan_op_t *o = &p->ops[k];
+          if (plan_op_receives(o->code)) {
+            /* the matching send: the q-th send of recv_peer to r on ch */
+            int q = 0;
+            for (uint32_t j = 0; j < i; j++)
+              if (plan_op_receives(p->ops[g->first + j].code) && p->ops[g->first + j].recv_peer == o->recv_peer) q++;
+            const plan_prog_t *h = plan_prog(p, o->recv_peer, ch);
+            int sent = -1;
+            for (uint32_t j = 0; j < h->count; j++) {
+              const plan_op_t *x = &p->ops[h->first + j];
+              if (plan_op_sends(x->code) && x->send_peer == r && q-- == 0) {
+                sent = done[h->first + j];
+                break;
+              }
+            }
+            if (sent < 0) break;
+            if (sent + 1 > t) t = sent + 1;
+          }
+          done[k] = t;
+          if (t > depth) depth = t;
+          changed = 1;
+        }
+      }
+  }
+  free(done);
+  return depth;
+}
+
+static void double_binary_tree_on_a_star_costs_its_hop_count(void) {
+  topo_t *t = load("star", "nodes=16,bw=1000TB/s,lat=1us");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  for (int n = 4; n <= 16; n *= 2) {
+    planner_req_t req = {.algo = "tree", .coll = chorus_allreduce, .nranks = n};
+    plan_t *p;
+    planner_err_t err;
+    if (planner_build(&req, &p, &err) != chorus_success) {
+      fprintf(stderr, "  tree: %s\n", err.msg);
+      test_failed_++;
+      break;
+    }
+    int hops = hop_depth(p);
+    double got = simulate(t, p, 8, NULL);
+    /* Every hop on a star is two links of 1 us. */
+    CHECK_TRUE(hops > 0);
+    CHECK_TRUE(near(got, hops * 2e-6, 1e-6));
+    if (!near(got, hops * 2e-6, 1e-6)) fprintf(stderr, "  n=%d: %.9f s, %d hops\n", n, got, hops);
+    plan_destroy(p);
+  }
+  topo_destroy(t);
+}
+
+/* --- coverage, analytic, determinism --- */
+
+static void every_shipped_algorithm_simulates_on_every_shipped_topology(void) {
+  char topos[4096], algos[2048];
+  topo_list(topos, sizeof topos);
+  planner_list(planner_algos_dir(), algos, sizeof algos);
+  int runs = 0;
+  char *s1 = NULL;
+  for (char *tn = strtok_r(topos, ", ", &s1); tn; tn = strtok_r(NULL, ", ", &s1)) {
+    topo_t *t = load(tn, NULL);
+    CHECK_TRUE(t != NULL);
+    if (!t) continue;
+    int n = t->nranks < 16 ? t->nranks : 16;
+    plan_shape_t shape;
+    CHECK_EQ_INT(topo_shape(t, n, &shape, NULL), chorus_success);
+    char list[2048];
+    snprintf(list, sizeof list, "%s", algos);
+    char *s2 = NULL;
+    for (char *an = strtok_r(list, ", ", &s2); an; an = strtok_r(NULL, ", ", &s2)) {
+      for (int c = 0; c < chorus_num_collectives; c++) {
+        planner_req_t req = {.algo = an, .coll = (chorus_coll_t)c, .nranks = n, .shape = &shape};
+        plan_t *p;
+        planner_err_t err;
+        chorus_result_t r = planner_build(&req, &p, &err);
+        if (r == chorus_invalid_usage || (r != chorus_success && strstr(err.msg, "does not implement"))) continue;
+        if (r != chorus_success) continue; /* the script does not do this collective */
+        double time = simulate(t, p, 1u << 20, NULL);
+        if (!(time > 0)) fprintf(stderr, "  %s on %s, %s: no time\n", an, tn, chorus_coll_name(c));
+        CHECK_TRUE(time > 0);
+        runs++;
+        plan_destroy(p);
+      }
+    }
+    plan_shape_fini(&shape);
+    topo_destroy(t);
+  }
+  CHECK_TRUE(runs >= 8);
+}
+
+static void analytic_ring_agrees_with_the_event_mode(void) {
+  topo_t *t = load("star", "nodes=16,bw=25GB/s,lat=1us,reduce_bw=200GB/s,copy_bw=300GB/s,op_overhead=0.2us");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  chorus_coll_t colls[3] = {chorus_allreduce, chorus_allgather, chorus_reducescatter};
+  for (int c = 0; c < 3; c++)
+    for (int nch = 1; nch <= 2; nch++)
+      for (size_t S = 1u << 16; S <= (64u << 20); S <<= 5) {
+        planner_req_t req = {.algo = "ring", .coll = colls[c], .nranks = 16, .nchannels = nch};
+        plan_t *p;
+        planner_err_t err;
+        if (planner_build(&req, &p, &err) != chorus_success) {
+          fprintf(stderr, "  ring: %s\n", err.msg);
+          test_failed_++;
+          continue;
+        }
+        size_t count = colls[c] == chorus_allreduce ? S / 4 : S / 4 / 16;
+        double ev = simulate(t, p, count * 4, NULL);
+        sim_result_t r;
+        char e[512];
+        sim_opts_t o = {0};
+        CHECK_EQ_INT(sim_analytic_ring(t, colls[c], 16, nch, count, chorus_float32, &o, &r, e, sizeof e),
+                     chorus_success);
+        if (!near(r.time, ev, 0.02))
+          fprintf(stderr, "  %s ch %d %zu B: analytic %.3f us, event %.3f us\n", chorus_coll_name(colls[c]), nch, S,
+                  r.time * 1e6, ev * 1e6);
+        CHECK_TRUE(near(r.time, ev, 0.02));
+        plan_destroy(p);
+      }
+  topo_destroy(t);
+}
+
+static void the_same_inputs_give_the_same_time(void) {
+  topo_t *t = load("fat-tree", "nodes=16,oversub=2");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  plan_t *p = ring_allreduce(16);
+  double a = simulate(t, p, 8u << 20, NULL), b = simulate(t, p, 8u << 20, NULL);
+  CHECK_TRUE(a > 0 && memcmp(&a, &b, sizeof a) == 0);
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
+TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(max_min_shares_the_bottleneck_first),
+          TEST(a_single_flow_gets_the_bottleneck_bandwidth), TEST(k_flows_into_one_link_get_b_over_k),
+          TEST(ecmp_collisions_halve_the_colliding_flows), TEST(ring_on_a_star_is_the_alpha_beta_formula),
+          TEST(double_binary_tree_on_a_star_costs_its_hop_count),
+          TEST(every_shipped_algorithm_simulates_on_every_shipped_topology),
+          TEST(analytic_ring_agrees_with_the_event_mode), TEST(the_same_inputs_give_the_same_time))

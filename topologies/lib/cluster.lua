@@ -1,0 +1,164 @@
+-- cluster.lua -- builders for topology scripts: hosts (NVSwitch GPU boxes,
+-- PCIe GPU boxes, CPU machines), and the networks between them (a star, a
+-- two-tier leaf-spine fat tree with an oversubscription ratio, rails of
+-- NICs). They only call the loader's declarations: device{}, link{},
+-- rank(), protocol{}; see topologies/README.md.
+
+local M = {}
+
+-- Per-step protocol latencies from NCCL's tuning model (src/graph/tuning.cc,
+-- hwLat, ring rows), for the fabric a ring step crosses. They are model
+-- inputs to be calibrated, not measurements of this project.
+M.latency = {
+  nvlink = { simple = "3.4us", LL = "0.6us", LL128 = "1.9us" },
+  pcie = { simple = "5.7us", LL = "1.0us", LL128 = "2.5us" },
+  net = { simple = "14us", LL = "2.7us", LL128 = "4.0us" },
+}
+
+function M.protocols(fabric)
+  local l = M.latency[fabric] or error("cluster.protocols: fabric is nvlink, pcie or net", 2)
+  protocol { "simple", latency = l.simple, efficiency = 1.0 }
+  protocol { "LL", latency = l.LL, efficiency = 0.5 }
+  protocol { "LL128", latency = l.LL128, efficiency = 120 / 128 }
+end
+
+-- GPU generations: NVLink per direction through the NVSwitch (H100: 900
+-- GB/s bidirectional, A100: 600), PCIe per direction (Gen5 / Gen4 x16),
+-- NIC speed (ConnectX-7 NDR / ConnectX-6 HDR), and the memory-bound rates of
+-- a reduction (HBM bandwidth / 3: two reads and a write per result byte)
+-- and a copy (HBM / 2). Datasheet figures, not measurements.
+M.gpus = {
+  h100 = { nvlink_bw = "450GB/s", pcie_bw = "50GB/s", nic_bw = "400Gb/s", reduce_bw = "1100GB/s",
+           copy_bw = "1650GB/s", op_overhead = "0.1us" },
+  a100 = { nvlink_bw = "300GB/s", pcie_bw = "25GB/s", nic_bw = "200Gb/s", reduce_bw = "670GB/s",
+           copy_bw = "1000GB/s", op_overhead = "0.1us" },
+}
+
+-- A GPU box with an NVSwitch: o.gpus GPUs (default 8) each joined to the
+-- switch by o.nvlink_bw per direction; GPUs on PCIe switches (two GPUs and
+-- two NICs per switch, as in DGX H100), switches on two CPU sockets. Returns
+-- { gpus = {names}, nics = {names} }, NIC i beside GPU i.
+function M.nvswitch_host(o)
+  local h = o.name
+  local g = o.gpus or 8
+  local out = { gpus = {}, nics = {} }
+  device { name = h .. ".nvsw", kind = "nvswitch", host = h }
+  device { name = h .. ".cpu0", kind = "cpu", host = h }
+  device { name = h .. ".cpu1", kind = "cpu", host = h }
+  link { h .. ".cpu0", h .. ".cpu1", bw = o.socket_bw or "64GB/s", lat = "0.3us" }
+  local nsw = math.max(1, g // 2)
+  for s = 0, nsw - 1 do
+    local sw = h .. ".pcie" .. s
+    device { name = sw, kind = "pcie", host = h }
+    link { sw, h .. ".cpu" .. (s < nsw / 2 and 0 or 1), bw = o.pcie_bw, lat = "0.25us" }
+  end
+  for i = 0, g - 1 do
+    local gpu = h .. ".gpu" .. i
+    device { name = gpu, kind = "gpu", host = h, reduce_bw = o.reduce_bw, copy_bw = o.copy_bw,
+             op_overhead = o.op_overhead }
+    link { gpu, h .. ".nvsw", bw = o.nvlink_bw, lat = o.nvlink_lat or "0.15us" }
+    local sw = h .. ".pcie" .. (i // 2)
+    link { gpu, sw, bw = o.pcie_bw, lat = "0.25us" }
+    out.gpus[#out.gpus + 1] = gpu
+    if o.nic_bw then
+      local nic = h .. ".nic" .. i
+      device { name = nic, kind = "nic", host = h }
+      link { nic, sw, bw = o.pcie_bw, lat = "0.25us" }
+      out.nics[#out.nics + 1] = nic
+    end
+  end
+  return out
+end
+
+-- A GPU box without NVLink: o.gpus GPUs (default 8) on o.switches PCIe
+-- switches (default 2), the switches on one CPU; one NIC on switch 0 when
+-- o.nic_bw is given.
+function M.pcie_host(o)
+  local h = o.name
+  local g, nsw = o.gpus or 8, o.switches or 2
+  local out = { gpus = {}, nics = {} }
+  device { name = h .. ".cpu0", kind = "cpu", host = h }
+  for s = 0, nsw - 1 do
+    device { name = h .. ".pcie" .. s, kind = "pcie", host = h }
+    link { h .. ".pcie" .. s, h .. ".cpu0", bw = o.pcie_bw, lat = "0.3us" }
+  end
+  for i = 0, g - 1 do
+    local gpu = h .. ".gpu" .. i
+    device { name = gpu, kind = "gpu", host = h, reduce_bw = o.reduce_bw, copy_bw = o.copy_bw,
+             op_overhead = o.op_overhead }
+    link { gpu, h .. ".pcie" .. (i * nsw // g), bw = o.pcie_bw, lat = "0.3us" }
+    out.gpus[#out.gpus + 1] = gpu
+  end
+  if o.nic_bw then
+    device { name = h .. ".nic0", kind = "nic", host = h }
+    link { h .. ".nic0", h .. ".pcie0", bw = o.pcie_bw, lat = "0.3us" }
+    out.nics[1] = h .. ".nic0"
+  end
+  return out
+end
+
+-- A star: o.nodes endpoints (kind o.kind, default "host"), each with
+-- o.ranks_per_node ranks (default 1), each joined to one switch by a link of
+-- o.bw and o.lat (full duplex unless o.duplex = "half").
+function M.star(o)
+  device { name = "sw", kind = "switch" }
+  for i = 0, o.nodes - 1 do
+    local n = "n" .. i
+    device { name = n, kind = o.kind or "host", host = n, reduce_bw = o.reduce_bw, copy_bw = o.copy_bw,
+             op_overhead = o.op_overhead }
+    link { n, "sw", bw = o.bw, lat = o.lat, duplex = o.duplex }
+    rank(n, o.ranks_per_node or 1)
+  end
+end
+
+-- A two-tier leaf-spine fat tree over a list of endpoints (NIC or host
+-- names). o.leaf_ports endpoints per leaf; each leaf has leaf_ports / oversub
+-- uplinks, one to each spine, so there are that many spines. o.placement:
+-- "packed" (default) fills leaf 0 first, endpoint i on leaf i // leaf_ports;
+-- "spread" deals endpoints round robin, endpoint i on leaf i % leaves.
+-- o.prefix names the switches (several trees, e.g. one per rail, need
+-- different prefixes); o.spines_prefix lets trees share spines.
+function M.fat_tree(o)
+  local eps = o.endpoints
+  local ports = o.leaf_ports
+  local up = math.max(1, math.ceil(ports / (o.oversub or 1)))
+  local leaves = math.max(1, math.ceil(#eps / ports))
+  local pre, spre = o.prefix or "", o.spines_prefix or o.prefix or ""
+  for l = 0, leaves - 1 do device { name = pre .. "leaf" .. l, kind = "switch" } end
+  if leaves > 1 and not o.spines_declared then
+    for s = 0, up - 1 do device { name = spre .. "spine" .. s, kind = "switch" } end
+  end
+  for i, ep in ipairs(eps) do
+    local l = (o.placement == "spread") and ((i - 1) % leaves) or ((i - 1) // ports)
+    link { ep, pre .. "leaf" .. l, bw = o.bw, lat = o.lat }
+  end
+  if leaves > 1 then
+    for l = 0, leaves - 1 do
+      for s = 0, up - 1 do
+        link { pre .. "leaf" .. l, spre .. "spine" .. s, bw = o.uplink_bw or o.bw, lat = o.switch_lat or o.lat }
+      end
+    end
+  end
+  return { leaves = leaves, spines = leaves > 1 and up or 0 }
+end
+
+-- Rail-optimised: NIC r of every host on rail r's own leaves, all rails
+-- under one spine layer. hosts is a list of { nics = {...} } as the host
+-- builders return.
+function M.rail_fat_tree(hosts, o)
+  local rails = #hosts[1].nics
+  local ports = o.leaf_ports
+  local up = math.max(1, math.ceil(ports / (o.oversub or 1)))
+  if #hosts > ports then
+    for s = 0, up - 1 do device { name = "spine" .. s, kind = "switch" } end
+  end
+  for r = 1, rails do
+    local eps = {}
+    for _, h in ipairs(hosts) do eps[#eps + 1] = h.nics[r] end
+    M.fat_tree { endpoints = eps, leaf_ports = ports, oversub = o.oversub, bw = o.bw, lat = o.lat,
+                 uplink_bw = o.uplink_bw, placement = o.placement, prefix = "rail" .. (r - 1) .. ".",
+                 spines_prefix = "", spines_declared = true }
+  end
+end
+
+return M

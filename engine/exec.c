@@ -507,20 +507,24 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
       p2p_t *o = &ops[i];
       if (o->done || (o->prev >= 0 && !ops[o->prev].done)) continue;
       ring_t *r = &o->conn->ring;
-      if (r->ctrl->abort) {
+      /* Steps already in the ring are taken even when the peer has since
+       * left (a receive ring's abort can follow the peer's last step). */
+      int ready = o->conn->is_send
+                      ? ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), r->pos - EXEC_NSTEPS + 1)
+                      : ring_passed(__atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE), r->pos + 1);
+      if (r->ctrl->abort && (o->conn->is_send || !ready)) {
         res = comm_fail(c, chorus_remote_error, "rank %d: rank %d failed or aborted during send/recv", c->rank,
                         o->conn->peer);
         goto cleanup;
       }
+      if (!ready) continue;
       if (o->conn->is_send) {
-        if (!ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), r->pos - EXEC_NSTEPS + 1)) continue;
         size_t nb = o->bytes - o->off < c->step_bytes ? o->bytes - o->off : c->step_bytes;
         kern_copy(r->slots + (size_t)(r->pos % EXEC_NSTEPS) * r->step_bytes, o->buf + o->off, nb);
         o->off += nb;
         ring_post(r, (uint32_t)nb | (o->off < o->bytes ? RING_MORE : 0), o->tag);
         if (o->off == o->bytes) o->done = 1, left--;
       } else {
-        if (!ring_passed(__atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE), r->pos + 1)) continue;
         uint64_t meta = r->ctrl->meta[r->pos % EXEC_NSTEPS];
         size_t nb = (uint32_t)meta & ~RING_MORE;
         if ((uint32_t)(meta >> 32) != o->tag || o->off + nb > o->bytes) {

@@ -124,8 +124,17 @@ static void *recv_main(void *arg) {
   int fd = p->fds[st->index];
   for (uint32_t s = (uint32_t)st->index;; s += (uint32_t)p->nsocks) {
     uint64_t meta;
-    if (net_recv_all(fd, &meta, sizeof meta, 0) != chorus_success) {
-      stream_failed(p, "the peer closed the connection");
+    ssize_t n;
+    do n = recv(fd, &meta, sizeof meta, MSG_WAITALL);
+    while (n < 0 && errno == EINTR);
+    if (n == 0) { /* end-of-file between steps: the peer destroyed its communicator */
+      if (!p->closing) LOG_INFO_("SOCK", "rank %d channel %d closed its connection", p->conn->peer, p->conn->channel);
+      ring_abort(ctrl, 3);
+      return NULL;
+    }
+    if (n != (ssize_t)sizeof meta &&
+        (n < 0 || net_recv_all(fd, (char *)&meta + n, sizeof meta - (size_t)n, 0) != chorus_success)) {
+      stream_failed(p, "the peer closed the connection in the middle of a step");
       return NULL;
     }
     size_t bytes = (uint32_t)meta & ~RING_MORE;
@@ -223,9 +232,31 @@ static chorus_result_t sock_recv_connect(conn_t *c, const tr_args_t *a, const vo
   return start_streams(p);
 }
 
+/* A sender's steps count as done once they sit in its ring, before the
+ * proxy has written them to the socket, so a rank that finishes its last
+ * collective and destroys the communicator must first let the proxies ship
+ * what is posted (bounded by CHORUS_TIMEOUT), then half-close so the peer
+ * reads the data and then end-of-file. Closing at once lost the peer's last
+ * steps (seen in CI under load). An aborted ring is not drained. */
+static void sock_drain(conn_t *c, sock_priv_t *p) {
+  ring_ctrl_t *ctrl = c->ring.ctrl;
+  if (!p->is_send || !ctrl || !p->streams[0].started) return;
+  ring_t r = c->ring;
+  uint32_t posted = __atomic_load_n(&ctrl->head, __ATOMIC_ACQUIRE);
+  if (!ring_passed(__atomic_load_n(&ctrl->tail, __ATOMIC_ACQUIRE), posted) && !ctrl->abort &&
+      !(r.stop && *r.stop)) {
+    if (ring_wait_slow(&r, &ctrl->tail, &ctrl->tail_sleepers, posted, (double)param_int(PARAM_TIMEOUT)) != RING_OK)
+      LOG_WARN_("SOCK", "connection to rank %d channel %d: closing with steps the peer has not taken", c->peer,
+                c->channel);
+  }
+  for (int i = 0; i < p->nsocks; i++)
+    if (p->fds[i] >= 0) shutdown(p->fds[i], SHUT_WR);
+}
+
 static void sock_free(conn_t *c) {
   sock_priv_t *p = c->priv;
   if (!p) return;
+  sock_drain(c, p);
   p->closing = 1;
   if (p->mem) {
     ring_wake(&c->ring.ctrl->head);

@@ -263,6 +263,57 @@ static void killed_peer_makes_every_rank_fail_in_time(void) {
   CHECK_TRUE(dt < TIMEOUT_S + 1);
 }
 
+/* Processes: rank 0 sends 4 MiB (a full ring of steps) and destroys its
+ * communicator at once; rank 1 receives only later. Sends complete when the
+ * steps sit in rank 0's ring, so destroy must let them reach rank 1 first. */
+static void destroy_right_after_a_send_loses_nothing(void) {
+  int idpipe[2];
+  CHECK_TRUE(pipe(idpipe) == 0);
+  enum { N = 2 };
+  const size_t n = 1u << 20;
+  pid_t pids[N];
+  for (int r = 0; r < N; r++) {
+    pids[r] = fork();
+    if (pids[r] == 0) {
+      chorus_unique_id_t id;
+      if (r == 0) {
+        if (chorus_get_unique_id(&id) != chorus_success || write(idpipe[1], &id, sizeof id) != (ssize_t)sizeof id)
+          _exit(2);
+      } else if (read(idpipe[0], &id, sizeof id) != (ssize_t)sizeof id) {
+        _exit(2);
+      }
+      close(idpipe[0]);
+      close(idpipe[1]);
+      chorus_comm_t *c;
+      if (chorus_comm_init_rank(&c, N, id, r) != chorus_success) _exit(2);
+      float *a = malloc(n * 4);
+      if (r == 0) {
+        for (size_t i = 0; i < n; i++) a[i] = value(0, i);
+        if (chorus_send(a, n, chorus_float32, 1, c, NULL) != chorus_success) _exit(3);
+        chorus_comm_destroy(c);
+        _exit(0);
+      }
+      usleep(300 * 1000);
+      if (chorus_recv(a, n, chorus_float32, 0, c, NULL) != chorus_success) {
+        fprintf(stderr, "  rank 1: %s\n", chorus_last_error());
+        _exit(4);
+      }
+      for (size_t i = 0; i < n; i++)
+        if (a[i] != value(0, i)) _exit(5);
+      chorus_comm_destroy(c);
+      _exit(0);
+    }
+  }
+  close(idpipe[0]);
+  close(idpipe[1]);
+  for (int r = 0; r < N; r++) {
+    int st;
+    waitpid(pids[r], &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st)) fprintf(stderr, "  rank %d: status %#x\n", r, st);
+    CHECK_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+}
+
 typedef struct {
   chorus_unique_id_t id;
   int rank;
@@ -318,6 +369,7 @@ int main(int argc, char **argv) {
                                       TEST(streams_run_calls_in_order_asynchronously),
                                       TEST(mismatched_calls_fail_on_every_rank),
                                       TEST(killed_peer_makes_every_rank_fail_in_time),
+                                      TEST(destroy_right_after_a_send_loses_nothing),
                                       TEST(bootstrap_refuses_a_wrong_secret),
                                       TEST(bad_arguments_name_the_problem),
                                       {NULL, NULL}};

@@ -6,6 +6,7 @@
 
 #include "chorus.h"
 #include "cmd_plan.h"
+#include "exp.h"
 #include "perf.h"
 #ifdef CHORUS_HAVE_SIM
 #include "cmd_sim.h"
@@ -29,6 +30,7 @@ static const subcommand_t subcommands[] = {
     {"topo", cmd_topo, "show, check or draw a topology description"},
 #endif
     {"perf", cmd_perf, "benchmark a collective with nccl-tests columns, checking every result"},
+    {"exp", cmd_exp, "run an experiment: measured against predicted, with tables, crossovers and plots"},
     {"doctor", cmd_doctor, "list the CHORUS_* settings and what the engine finds on this machine"},
     {"version", cmd_version, "print the version"},
     {"help", cmd_help, "list the subcommands"},

@@ -1,0 +1,31 @@
+# Tests of `chorus exp` (engine/exp.c) and the namespace testbed
+# (scripts/testbed): an experiment end to end on local ranks and on
+# namespace hosts, Ctrl-C during a namespace experiment (nothing left
+# behind), and broken experiment files, each with the message that names
+# the file and field.
+set(exp_dir ${CMAKE_CURRENT_SOURCE_DIR}/exp)
+add_test(NAME exp_local_end_to_end
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_end_to_end.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/tiny.lua 8)
+add_test(NAME exp_netns_end_to_end
+  COMMAND sh -c "[ \"$(id -u)\" = 0 ] && ip netns add chorus_probe_$$ 2>/dev/null && ip netns del chorus_probe_$$ || { echo 'skipped: needs root and network namespaces'; exit 77; }; exec \"$0\" \"$@\""
+    ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_end_to_end.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/tiny-netns.lua 3)
+add_test(NAME exp_netns_interrupted_cleans_up
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_interrupted.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/long-netns.lua)
+set_tests_properties(exp_local_end_to_end PROPERTIES LABELS "integration" TIMEOUT 300)
+set_tests_properties(exp_netns_end_to_end exp_netns_interrupted_cleans_up PROPERTIES LABELS "integration;netns"
+  SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
+set_property(TEST exp_local_end_to_end exp_netns_end_to_end exp_netns_interrupted_cleans_up APPEND PROPERTY
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies;CHORUS_SOURCE=${PROJECT_SOURCE_DIR};CHORUS_TIMEOUT=20")
+
+function(exp_bad stem regex)
+  chorus_add_cli_test(exp_bad_${stem} LABELS unit;bad FAIL REGEX "${regex}" COMMAND exp run ${exp_dir}/bad_${stem}.lua --out /tmp/chorus_exp_bad_${stem})
+endfunction()
+exp_bad(syntax "bad_syntax.lua:3: .*expected")
+exp_bad(no_topology "bad_no_topology.lua: field 'topology' is missing")
+exp_bad(testbed "bad_testbed.lua: field 'testbed' is 'cloud': local, netns or none")
+exp_bad(algos "bad_algos.lua: field 'algos' entry 2 is not a string")
+exp_bad(collective "bad_collective.lua: field 'collectives' names 'allsum', not a collective")
+exp_bad(set "takes no parameter 'gpus'")
+exp_bad(io "bad_io.lua:2: .*io")
+chorus_add_cli_test(exp_bad_missing_file LABELS unit;bad FAIL REGEX "no experiment 'nothere'" COMMAND exp run nothere)
+chorus_add_cli_test(exp_bad_argument LABELS unit;bad FAIL REGEX "unknown argument '--fast'" COMMAND exp run ${exp_dir}/tiny.lua --fast)

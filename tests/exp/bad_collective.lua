@@ -1,0 +1,2 @@
+-- unknown collective
+return { topology = "local-cpu.lua", collectives = { "allsum" }, algos = { "ring" } }

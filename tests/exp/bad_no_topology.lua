@@ -1,0 +1,2 @@
+-- no topology
+return { testbed = "local", algos = { "ring" } }

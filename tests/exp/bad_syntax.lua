@@ -1,0 +1,4 @@
+-- syntax error on line 3
+return {
+  name = "x" testbed = "local",
+}

@@ -1,0 +1,2 @@
+-- unknown testbed
+return { testbed = "cloud", topology = "local-cpu.lua", algos = { "ring" } }

@@ -581,6 +581,18 @@ static void human_size(size_t b, char *out, size_t len) {
   else snprintf(out, len, "%zu", b);
 }
 
+/* A --set list for a CSV cell: its commas become semicolons, so that the
+ * files split on commas alone (awk, gnuplot, spreadsheets). */
+static const char *csv_set(const char *set) {
+  static char buf[4][512];
+  static int next;
+  char *b = buf[next++ % 4];
+  snprintf(b, sizeof buf[0], "%s", set);
+  for (char *p = b; *p; p++)
+    if (*p == ',') *p = ';';
+  return b;
+}
+
 /* --- crossovers: where one algorithm overtakes another --- */
 
 /* The size (geometric interpolation of the log busbw difference) where the
@@ -613,7 +625,7 @@ static void write_crossovers(const exp_t *e, const exp_points_t *pts, FILE *csv,
                      : 0;
       if (!p && !m) continue;
       double ratio = p > 0 && m > 0 ? p / m : NAN;
-      fprintf(csv, "%s,%d,\"%s\",%s,%s,%.0f,%.0f,%.3f\n", a->coll, a->nranks, a->set, a->algo, b->algo, m, p, ratio);
+      fprintf(csv, "%s,%d,%s,%s,%s,%.0f,%.0f,%.3f\n", a->coll, a->nranks, csv_set(a->set), a->algo, b->algo, m, p, ratio);
       if (!any) {
         fprintf(md, "\n## Crossovers\n\nSizes where the faster of two algorithms changes (interpolated; 0: none in "
                     "range).\n\n| collective | ranks | set | algorithms | measured (B) | predicted (B) | "
@@ -743,8 +755,8 @@ static int report(const exp_t *e, const exp_points_t *pts, const char *outdir, c
         printf("  %10s %12.3f %12.3f %8.1f%%\n", sz, p->meas[k], p->pred[k], err);
         fprintf(md, "| %s | %.3f | %.3f-%.3f | %.3f | %+.1f%% |\n", sz, p->meas[k], p->lo[k], p->hi[k], p->pred[k],
                 err);
-        fprintf(csv, "%s,%s,%d,%d,%zu,%.6f,%.6f,%.2f,%.6f,%.6f,\"%s\",%s\n", r->coll, r->algo, r->nranks, p->nnodes,
-                p->bytes[k], p->meas[k], p->pred[k], err, p->lo[k], p->hi[k], r->set, r->label);
+        fprintf(csv, "%s,%s,%d,%d,%zu,%.6f,%.6f,%.2f,%.6f,%.6f,%s,%s\n", r->coll, r->algo, r->nranks, p->nnodes,
+                p->bytes[k], p->meas[k], p->pred[k], err, p->lo[k], p->hi[k], csv_set(r->set), r->label);
         if (!isnan(err)) {
           if (p->bytes[k] >= (1u << 20)) big[nb++] = fabs(err);
           else small[ns++] = fabs(err);
@@ -752,8 +764,8 @@ static int report(const exp_t *e, const exp_points_t *pts, const char *outdir, c
       } else {
         printf("  %10s %12s %12.3f %9s\n", sz, "-", p->pred[k], "-");
         fprintf(md, "| %s | - | - | %.3f | - |\n", sz, p->pred[k]);
-        fprintf(csv, "%s,%s,%d,%d,%zu,,%.4f,,,,\"%s\",%s\n", r->coll, r->algo, r->nranks, p->nnodes, p->bytes[k],
-                p->pred[k], r->set, r->label);
+        fprintf(csv, "%s,%s,%d,%d,%zu,,%.6f,,,,%s,%s\n", r->coll, r->algo, r->nranks, p->nnodes, p->bytes[k],
+                p->pred[k], csv_set(r->set), r->label);
       }
     }
     if (p->measured) {

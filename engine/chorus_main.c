@@ -7,6 +7,7 @@
 #include "chorus.h"
 #include "cmd_plan.h"
 #include "exp.h"
+#include "hang.h"
 #include "perf.h"
 #ifdef CHORUS_HAVE_SIM
 #include "cmd_sim.h"
@@ -31,6 +32,7 @@ static const subcommand_t subcommands[] = {
 #endif
     {"perf", cmd_perf, "benchmark a collective with nccl-tests columns, checking every result"},
     {"exp", cmd_exp, "run an experiment: measured against predicted, with tables, crossovers and plots"},
+    {"hang-report", cmd_hang_report, "merge the ranks' hang reports and name the rank the others wait for"},
     {"doctor", cmd_doctor, "list the CHORUS_* settings and what the engine finds on this machine"},
     {"version", cmd_version, "print the version"},
     {"help", cmd_help, "list the subcommands"},

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "hang.h"
 #include "kernels.h"
 
 _Static_assert(sizeof(boot_id_t) <= CHORUS_UNIQUE_ID_BYTES, "boot_id_t must fit in chorus_unique_id_t");
@@ -47,6 +48,7 @@ static chorus_result_t comm_create(chorus_comm_t **out, int nranks, const boot_i
   chorus_comm_t *c = calloc(1, sizeof *c);
   if (!c) return err_set(chorus_out_of_memory, "out of memory for a communicator");
   c->rank = rank, c->nranks = nranks;
+  hang_register(c);
   pthread_mutex_init(&c->lock, NULL);
   pthread_cond_init(&c->idle, NULL);
   c->conns = calloc((size_t)nranks * COMM_CONN_SLOTS * 2, sizeof *c->conns);
@@ -285,7 +287,18 @@ typedef struct {
 
 static uint32_t link_tag(int channel, int from_sender) { return 0x10000000u | (uint32_t)channel << 2 | (from_sender ? 1 : 2); }
 
+static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links, int nlinks);
+
+/* Connection set-up is a wait on peers too: a hang report shows it. */
 chorus_result_t comm_connect(chorus_comm_t *c, const comm_link_t *links, int nlinks) {
+  c->connecting = 1;
+  chorus_result_t res = connect_links(c, links, nlinks);
+  if (res == chorus_timeout) hang_dump(c, "timeout");
+  c->connecting = 0;
+  return res;
+}
+
+static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links, int nlinks) {
   chorus_result_t res = chorus_success;
   double timeout = (double)param_int(PARAM_TIMEOUT);
   int fresh[nlinks > 0 ? nlinks : 1];
@@ -350,6 +363,7 @@ chorus_result_t comm_connect(chorus_comm_t *c, const comm_link_t *links, int nli
 /* --- teardown and queries --- */
 
 static chorus_result_t comm_release(chorus_comm_t *c) {
+  hang_unregister(c);
   exec_workers_stop(c);
   for (size_t i = 0; c->conns && i < (size_t)c->nranks * COMM_CONN_SLOTS * 2; i++) {
     conn_t *cn = c->conns[i];

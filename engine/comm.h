@@ -55,6 +55,15 @@ typedef struct {
 
 #define COMM_MEMO 32
 
+/* Where one channel of the running call is, for hang reports (hang.c):
+ * written by the executor once per op (never per step), read racily by a
+ * report. conn_in/conn_out are the op's connections (NULL when it has none). */
+typedef struct {
+  volatile int active;
+  volatile int op_index, op_count, op_code, recv_peer, send_peer;
+  conn_t *volatile conn_in, *volatile conn_out;
+} comm_where_t;
+
 struct chorus_comm {
   int rank, nranks;
   boot_t *boot;
@@ -90,6 +99,11 @@ struct chorus_comm {
   int force_nchannels;
   char last_algo[64];
   int last_nchannels;
+  /* What the running call is, and each channel's op: for hang reports. */
+  volatile int call_active, call_kind, call_coll, connecting;
+  volatile size_t call_count;
+  comm_where_t where[PLAN_MAX_CHANNELS];
+  int hang_slot; /* index in hang.c's registry, -1 when not registered */
   /* Streams that hold queued work for this communicator. */
   int inflight;
   pthread_cond_t idle;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "hang.h"
 #include "kernels.h"
 #include "tune.h"
 #include "verify.h"
@@ -74,6 +75,7 @@ typedef struct {
   char *scratch;
   size_t *slen;
   size_t step;
+  comm_where_t *where;
 } chan_t;
 
 static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, const char *what) {
@@ -86,6 +88,7 @@ static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, co
     return comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d (pid %d) died while this rank %s it",
                      c->rank, x->ch, cn->peer, cn->ring.peer_pid, what);
   case RING_TIMEOUT:
+    hang_dump(c, "timeout");
     return comm_fail(c, chorus_timeout,
                      "rank %d channel %d: waited %.0f s while it %s rank %d (CHORUS_TIMEOUT): the peer hangs, died, "
                      "or made a different call",
@@ -194,6 +197,9 @@ static chorus_result_t run_op(chan_t *x, const plan_op_t *op) {
   int dscratch = plan_op_writes_dst(op->code) && op->dst_buf == PLAN_BUF_SCRATCH;
   conn_t *in = plan_op_receives(op->code) ? comm_conn(c, op->recv_peer, x->ch, 0) : NULL;
   conn_t *out = plan_op_sends(op->code) ? comm_conn(c, op->send_peer, x->ch, 1) : NULL;
+  comm_where_t *w = x->where;
+  w->op_code = op->code, w->recv_peer = in ? op->recv_peer : -1, w->send_peer = out ? op->send_peer : -1;
+  w->conn_in = in, w->conn_out = out;
   chorus_result_t res = chorus_success;
   switch ((plan_opcode_t)op->code) {
   case PLAN_OP_SEND: return op_send(x, out, src, slen);
@@ -219,7 +225,7 @@ static chorus_result_t run_op(chan_t *x, const plan_op_t *op) {
 static chorus_result_t run_channel(exec_job_t *j, int ch) {
   chorus_comm_t *c = j->comm;
   const plan_t *p = j->plan;
-  chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->step_bytes};
+  chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->step_bytes, .where = &c->where[ch]};
   x.part_off = (size_t)ch * j->chan_elems;
   x.part_len = x.part_off >= j->count ? 0 : j->count - x.part_off;
   if (x.part_len > j->chan_elems) x.part_len = j->chan_elems;
@@ -232,12 +238,16 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
   const plan_prog_t *prog = plan_prog(p, c->rank, ch);
   const plan_op_t *ops = plan_prog_ops(p, c->rank, ch);
   size_t per_iter = (size_t)x.k * x.ce;
+  x.where->op_count = (int)prog->count;
+  x.where->active = 1;
   for (x.base = 0; x.base < x.part_len; x.base += per_iter) {
     for (uint32_t i = 0; i < prog->count; i++) {
+      x.where->op_index = (int)i;
       chorus_result_t res = run_op(&x, &ops[i]);
-      if (res != chorus_success) return res;
+      if (res != chorus_success) return res; /* where stays: a report after the failure shows it */
     }
   }
+  x.where->active = 0;
   if (j->call->op == chorus_avg && plan_coll_reduces(j->call->coll) && j->out &&
       (j->call->coll != chorus_reduce || c->rank == j->call->root))
     kern_divide(j->out + x.part_off * j->es, x.part_len, j->call->dt, c->nranks);
@@ -572,6 +582,7 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
         }
       }
       if (tr_now() - last > timeout) {
+        hang_dump(c, "timeout");
         res = comm_fail(c, chorus_timeout, "rank %d: send/recv made no progress for %.0f s (CHORUS_TIMEOUT)", c->rank,
                         timeout);
         goto cleanup;
@@ -597,10 +608,16 @@ chorus_result_t exec_calls(chorus_comm_t *c, const call_t *calls, int ncalls) {
   }
   for (int i = 0; i < ncalls; i++) {
     if (calls[i].kind != CALL_COLL) continue;
+    c->call_kind = CALL_COLL, c->call_coll = calls[i].coll, c->call_count = calls[i].count;
+    c->call_active = 1;
     res = exec_coll(c, &calls[i]);
     if (res != chorus_success) goto cleanup;
+    c->call_active = 0;
   }
+  c->call_kind = CALL_SEND, c->call_count = (size_t)ncalls;
+  c->call_active = 1;
   res = exec_p2p(c, calls, ncalls);
+  if (res == chorus_success) c->call_active = 0;
 cleanup:
   if (res != chorus_success && c->error) err_set(c->error, "%s", c->errmsg);
   pthread_mutex_unlock(&c->lock);

@@ -30,6 +30,8 @@ static const param_def_t defs[PARAM_COUNT] = {
     [PARAM_VERIFY] = {"CHORUS_VERIFY", PARAM_INT, "1", "1: prove every plan before its first use"},
     [PARAM_SOCKET_BUFSIZE] = {"CHORUS_SOCKET_BUFSIZE", PARAM_INT, "4194304",
                               "SO_SNDBUF/SO_RCVBUF of each TCP stream; 0 keeps the system's"},
+    [PARAM_HANG_DIR] = {"CHORUS_HANG_DIR", PARAM_STR, "/tmp",
+                        "folder for hang reports (on a timeout, or SIGUSR1 during a call)"},
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

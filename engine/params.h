@@ -36,6 +36,7 @@ typedef enum {
   PARAM_SHM_DISABLE,
   PARAM_VERIFY,
   PARAM_SOCKET_BUFSIZE,
+  PARAM_HANG_DIR,
   PARAM_COUNT
 } param_id_t;
 

@@ -32,3 +32,9 @@ engine_cli_test(cli_perf_bad_dtype "'quad' is not a data type" perf allreduce -d
 engine_cli_test(cli_perf_unknown_collective "unknown collective 'allsum'" perf allsum)
 engine_cli_test(cli_perf_one_rank_checks "Out of bounds values : 0 OK" perf allreduce -n 1 -b 8 -e 1K -w 0 -i 1)
 engine_cli_test(cli_doctor_lists_settings "CHORUS_BUFFSIZE +4194304" doctor)
+
+# Hang reports: on a timeout and on SIGUSR1, merged by hang_merge.
+chorus_add_unit_test(test_hang SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hang.c LIBS chorus_static
+  LABELS unit;integration)
+target_include_directories(test_hang PRIVATE ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/plan)
+set_tests_properties(test_hang PROPERTIES TIMEOUT 120)

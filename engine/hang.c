@@ -1,0 +1,378 @@
+/* hang.c -- hang reports: each rank writes where it waits (hang_dump), and
+ * `chorus hang-report` merges the files of all ranks (hang_merge).
+ *
+ * A report is written from a signal handler too, so hang_dump formats with
+ * its own append helpers and write(2) only. The executor keeps per channel
+ * the op it runs and that op's connections (comm_where_t, one store per op);
+ * the report reads the slot counters of those connections, which say what
+ * the op waits for: a receive whose ring has no unread step waits for data
+ * from its peer, a send whose ring is full waits for the peer to take steps.
+ *
+ * Report format (one key=value list per line, the first word naming it):
+ *   chorus-hang v=1 rank=R nranks=N pid=P comm=C reason=timeout|SIGUSR1
+ *   call active=0|1 seq=S kind=collective|p2p coll=NAME count=K connecting=0|1
+ *   channel ch=X op=I/N code=NAME recv_peer=P send_peer=Q in_pos=. in_head=. out_pos=. out_tail=. waits=data|room|none peer=P
+ */
+#include "hang.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HANG_MAX_COMMS 64
+
+static chorus_comm_t *volatile registry[HANG_MAX_COMMS];
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static char hang_dir[512];
+static int handler_installed;
+
+/* --- async-signal-safe formatting --- */
+
+typedef struct {
+  char buf[8192];
+  size_t len;
+} out_t;
+
+static void put_s(out_t *o, const char *s) {
+  while (s && *s && o->len < sizeof o->buf - 1) o->buf[o->len++] = *s++;
+}
+
+static void put_i(out_t *o, long long v) {
+  char tmp[24];
+  int n = 0;
+  unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
+  do tmp[n++] = (char)('0' + u % 10);
+  while ((u /= 10) && n < 23);
+  if (v < 0) put_s(o, "-");
+  while (n--) {
+    char c[2] = {tmp[n], 0};
+    put_s(o, c);
+  }
+}
+
+static void put_kv(out_t *o, const char *key, long long v) {
+  put_s(o, " ");
+  put_s(o, key);
+  put_s(o, "=");
+  put_i(o, v);
+}
+
+static void put_ks(out_t *o, const char *key, const char *v) {
+  put_s(o, " ");
+  put_s(o, key);
+  put_s(o, "=");
+  put_s(o, v);
+}
+
+/* --- writing --- */
+
+static void on_usr1(int sig) {
+  int saved = errno;
+  for (int i = 0; i < HANG_MAX_COMMS; i++) {
+    chorus_comm_t *c = registry[i];
+    if (c && c->call_active) hang_dump(c, "SIGUSR1");
+  }
+  errno = saved;
+}
+
+void hang_register(chorus_comm_t *c) {
+  pthread_mutex_lock(&registry_lock);
+  c->hang_slot = -1;
+  if (!hang_dir[0]) snprintf(hang_dir, sizeof hang_dir, "%s", param_str(PARAM_HANG_DIR));
+  for (int i = 0; i < HANG_MAX_COMMS; i++)
+    if (!registry[i]) {
+      registry[i] = c;
+      c->hang_slot = i;
+      break;
+    }
+  if (!handler_installed) {
+    handler_installed = 1;
+    struct sigaction old;
+    /* Leave a program's own SIGUSR1 handler alone. */
+    if (sigaction(SIGUSR1, NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+      struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};
+      sigemptyset(&sa.sa_mask);
+      sigaction(SIGUSR1, &sa, NULL);
+    }
+  }
+  pthread_mutex_unlock(&registry_lock);
+}
+
+void hang_unregister(chorus_comm_t *c) {
+  pthread_mutex_lock(&registry_lock);
+  if (c->hang_slot >= 0 && c->hang_slot < HANG_MAX_COMMS && registry[c->hang_slot] == c) registry[c->hang_slot] = NULL;
+  c->hang_slot = -1;
+  pthread_mutex_unlock(&registry_lock);
+}
+
+int hang_dump(chorus_comm_t *c, const char *reason) {
+  out_t *o = &(out_t){.len = 0};
+  put_s(o, "chorus-hang");
+  put_kv(o, "v", 1);
+  put_kv(o, "rank", c->rank);
+  put_kv(o, "nranks", c->nranks);
+  put_kv(o, "pid", getpid());
+  put_kv(o, "comm", c->hang_slot);
+  put_ks(o, "reason", reason);
+  put_s(o, "\ncall");
+  put_kv(o, "active", c->call_active);
+  put_kv(o, "seq", c->call_kind == CALL_COLL ? (long long)c->seq : 0);
+  put_ks(o, "kind", c->call_kind == CALL_COLL ? "collective" : "p2p");
+  put_ks(o, "coll", c->call_kind == CALL_COLL ? chorus_coll_name((chorus_coll_t)c->call_coll) : "send/recv");
+  put_kv(o, "count", (long long)c->call_count);
+  put_kv(o, "connecting", c->connecting);
+  put_s(o, "\n");
+  for (int ch = 0; ch < PLAN_MAX_CHANNELS; ch++) {
+    const comm_where_t *w = &c->where[ch];
+    if (!w->active) continue;
+    put_s(o, "channel");
+    put_kv(o, "ch", ch);
+    put_s(o, " op=");
+    put_i(o, w->op_index);
+    put_s(o, "/");
+    put_i(o, w->op_count);
+    put_ks(o, "code", plan_op_name((plan_opcode_t)w->op_code));
+    put_kv(o, "recv_peer", w->recv_peer);
+    put_kv(o, "send_peer", w->send_peer);
+    const char *waits = "none";
+    int peer = -1;
+    conn_t *in = w->conn_in, *out = w->conn_out;
+    if (in && in->ring.ctrl) {
+      uint32_t pos = in->ring.pos, head = __atomic_load_n(&in->ring.ctrl->head, __ATOMIC_RELAXED);
+      put_kv(o, "in_pos", pos);
+      put_kv(o, "in_head", head);
+      if (head == pos) waits = "data", peer = w->recv_peer;
+    }
+    if (out && out->ring.ctrl) {
+      uint32_t pos = out->ring.pos, tail = __atomic_load_n(&out->ring.ctrl->tail, __ATOMIC_RELAXED);
+      put_kv(o, "out_pos", pos);
+      put_kv(o, "out_tail", tail);
+      if (peer < 0 && pos - tail >= EXEC_NSTEPS) waits = "room", peer = w->send_peer;
+    }
+    put_ks(o, "waits", waits);
+    put_kv(o, "peer", peer);
+    put_s(o, "\n");
+  }
+  /* chorus-hang-p<pid>-c<comm>-r<rank>.txt */
+  out_t *path = &(out_t){.len = 0};
+  put_s(path, hang_dir[0] ? hang_dir : "/tmp");
+  put_s(path, "/chorus-hang-p");
+  put_i(path, getpid());
+  put_s(path, "-c");
+  put_i(path, c->hang_slot);
+  put_s(path, "-r");
+  put_i(path, c->rank);
+  put_s(path, ".txt");
+  path->buf[path->len] = 0;
+  int fd = open(path->buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  size_t off = 0;
+  while (off < o->len) {
+    ssize_t n = write(fd, o->buf + off, o->len - off);
+    if (n <= 0 && errno != EINTR) break;
+    if (n > 0) off += (size_t)n;
+  }
+  close(fd);
+  if (off == o->len) {
+    /* stderr is where a user watching a hung job looks first. */
+    out_t *msg = &(out_t){.len = 0};
+    put_s(msg, "chorus: rank ");
+    put_i(msg, c->rank);
+    put_s(msg, ": hang report written to ");
+    put_s(msg, path->buf);
+    put_s(msg, " (merge all ranks' reports with: chorus hang-report FILES)\n");
+    ssize_t ignored = write(2, msg->buf, msg->len);
+    (void)ignored;
+  }
+  return off == o->len ? 0 : -1;
+}
+
+/* --- merging --- */
+
+typedef struct {
+  int present, rank, nranks, active, connecting;
+  long seq;
+  char coll[32], reason[16];
+  int nwait;
+  int wait_peer[PLAN_MAX_CHANNELS];
+  char wait_kind[PLAN_MAX_CHANNELS][8];
+  char where[PLAN_MAX_CHANNELS][96];
+} rank_rep_t;
+
+static const char *field(const char *line, const char *key, char *buf, size_t len) {
+  char pat[40];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char *p = strstr(line, pat);
+  if (!p) return NULL;
+  p += strlen(pat);
+  size_t n = strcspn(p, " \n");
+  if (n >= len) n = len - 1;
+  memcpy(buf, p, n);
+  buf[n] = 0;
+  return buf;
+}
+
+static long field_l(const char *line, const char *key, long dflt) {
+  char b[32];
+  return field(line, key, b, sizeof b) ? strtol(b, NULL, 10) : dflt;
+}
+
+static int read_report(const char *file, rank_rep_t **reps, int *nranks) {
+  FILE *f = fopen(file, "r");
+  if (!f) {
+    fprintf(stderr, "chorus hang-report: %s: %s\n", file, strerror(errno));
+    return -1;
+  }
+  char line[1024];
+  rank_rep_t r = {0};
+  int ok = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (!strncmp(line, "chorus-hang ", 12)) {
+      r.rank = (int)field_l(line, "rank", -1);
+      r.nranks = (int)field_l(line, "nranks", 0);
+      field(line, "reason", r.reason, sizeof r.reason);
+      ok = r.rank >= 0 && r.nranks > 0 && r.rank < r.nranks && r.nranks <= (1 << 20);
+    } else if (!strncmp(line, "call ", 5)) {
+      r.active = (int)field_l(line, "active", 0);
+      r.seq = field_l(line, "seq", 0);
+      r.connecting = (int)field_l(line, "connecting", 0);
+      field(line, "coll", r.coll, sizeof r.coll);
+    } else if (!strncmp(line, "channel ", 8) && r.nwait < PLAN_MAX_CHANNELS) {
+      char code[32] = "?", op[16] = "?", kind[8] = "none";
+      field(line, "code", code, sizeof code);
+      field(line, "op", op, sizeof op);
+      field(line, "waits", kind, sizeof kind);
+      int i = r.nwait++;
+      r.wait_peer[i] = (int)field_l(line, "peer", -1);
+      snprintf(r.wait_kind[i], sizeof r.wait_kind[i], "%s", kind);
+      snprintf(r.where[i], sizeof r.where[i], "ch %ld op %s %s", field_l(line, "ch", 0), op, code);
+    }
+  }
+  fclose(f);
+  if (!ok) {
+    fprintf(stderr, "chorus hang-report: %s: not a Chorus hang report (no 'chorus-hang' line with rank and nranks)\n",
+            file);
+    return -1;
+  }
+  if (!*reps) {
+    *nranks = r.nranks;
+    *reps = calloc((size_t)r.nranks, sizeof **reps);
+    if (!*reps) return -1;
+  } else if (r.nranks != *nranks) {
+    fprintf(stderr, "chorus hang-report: %s: rank %d of %d ranks, the other reports have %d (different jobs?)\n",
+            file, r.rank, r.nranks, *nranks);
+    return -1;
+  }
+  r.present = 1;
+  (*reps)[r.rank] = r;
+  return 0;
+}
+
+int hang_merge(char *const files[], int nfiles, FILE *out) {
+  rank_rep_t *reps = NULL;
+  int nranks = 0, nread = 0;
+  for (int i = 0; i < nfiles; i++)
+    if (read_report(files[i], &reps, &nranks) == 0) nread++;
+  if (!nread) {
+    free(reps);
+    return 0;
+  }
+  long maxseq = 0;
+  for (int r = 0; r < nranks; r++)
+    if (reps[r].present && reps[r].seq > maxseq) maxseq = reps[r].seq;
+  fprintf(out, "%d of %d ranks reported\n\n%6s %6s %-14s %-8s %s\n", nread, nranks, "rank", "call", "collective",
+          "reason", "waits for");
+  /* Who each rank waits for: the first channel that waits on a peer. */
+  int *target = calloc((size_t)nranks, sizeof *target);
+  int *waited = calloc((size_t)nranks, sizeof *waited);
+  if (!target || !waited) {
+    free(target), free(waited), free(reps);
+    return nread;
+  }
+  for (int r = 0; r < nranks; r++) {
+    rank_rep_t *p = &reps[r];
+    target[r] = -1;
+    if (!p->present) {
+      fprintf(out, "%6d %6s %-14s %-8s %s\n", r, "-", "-", "-", "no report: not in a Chorus wait (computing, in no call, "
+              "or dead)");
+      continue;
+    }
+    char waits[512] = "";
+    size_t len = 0;
+    for (int i = 0; i < p->nwait; i++) {
+      if (p->wait_peer[i] >= 0 && target[r] < 0) target[r] = p->wait_peer[i];
+      len += (size_t)snprintf(waits + len, len < sizeof waits ? sizeof waits - len : 0, "%s%s: %s %d", i ? "; " : "",
+                              p->where[i], !strcmp(p->wait_kind[i], "data") ? "data from" :
+                              !strcmp(p->wait_kind[i], "room") ? "room at" : "running, peer",
+                              p->wait_peer[i]);
+    }
+    fprintf(out, "%6d %6ld %-14s %-8s %s\n", r, p->seq, p->active ? p->coll : "(idle)", p->reason,
+            p->nwait ? waits : p->connecting ? "peers to connect (connection set-up of this call)"
+                       : p->active ? "(no channel op recorded)" : "nothing: between calls");
+    if (target[r] >= 0 && target[r] < nranks) waited[target[r]]++;
+  }
+  fprintf(out, "\n");
+  /* Verdict: follow each rank's wait edge to its end: a rank that waits on
+   * no one (or wrote no report) is whom the others wait for; a loop means
+   * the ranks wait on each other. */
+  int verdicts = 0;
+  for (int r = 0; r < nranks; r++) {
+    if (!reps[r].present && waited[r]) {
+      fprintf(out, "rank %d is waited for by %d rank%s and wrote no report: it is not inside a Chorus call (still "
+              "computing, stuck elsewhere, or dead). Look at rank %d first.\n",
+              r, waited[r], waited[r] == 1 ? "" : "s", r);
+      verdicts++;
+    }
+  }
+  for (int r = 0; r < nranks; r++) {
+    if (reps[r].present && reps[r].seq < maxseq) {
+      fprintf(out, "rank %d is at collective call %ld while others are at %ld: it is behind (a missing call, or a "
+              "different order of calls).\n",
+              r, reps[r].seq, maxseq);
+      verdicts++;
+    }
+  }
+  for (int r = 0; r < nranks && !verdicts; r++) {
+    if (!reps[r].present || target[r] < 0) continue;
+    int slow = r, fast = r, steps = 0;
+    do { /* Floyd: the wait chain either ends or loops */
+      slow = target[slow];
+      fast = target[fast] >= 0 ? target[target[fast]] : -1;
+      steps++;
+    } while (slow >= 0 && fast >= 0 && slow != fast && steps < nranks + 1);
+    if (slow >= 0 && slow == fast) {
+      fprintf(out, "ranks wait on each other in a loop through rank %d: every rank is inside a call but none can "
+              "move (calls that differ between ranks, or a peer whose progress stopped).\n",
+              slow);
+      verdicts++;
+      break;
+    }
+  }
+  if (!verdicts) {
+    int best = -1;
+    for (int r = 0; r < nranks; r++)
+      if (best < 0 || waited[r] > waited[best]) best = r;
+    if (best >= 0 && waited[best])
+      fprintf(out, "most ranks wait for rank %d (%d of %d).\n", best, waited[best], nranks);
+    else
+      fprintf(out, "no rank waits on another.\n");
+  }
+  free(target);
+  free(waited);
+  free(reps);
+  return nread;
+}
+
+int cmd_hang_report(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    fprintf(argc < 2 ? stderr : stdout,
+            "usage: chorus hang-report FILE...\n\nMerges the hang reports ranks write on a timeout or on SIGUSR1\n"
+            "(CHORUS_HANG_DIR/chorus-hang-*.txt, gathered from every host) and names the rank the\n"
+            "others wait for.\n");
+    return argc < 2 ? 2 : 0;
+  }
+  return hang_merge(argv + 1, argc - 1, stdout) > 0 ? 0 : 1;
+}

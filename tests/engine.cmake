@@ -38,3 +38,9 @@ chorus_add_unit_test(test_hang SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_han
   LABELS unit;integration)
 target_include_directories(test_hang PRIVATE ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/plan)
 set_tests_properties(test_hang PROPERTIES TIMEOUT 120)
+
+# A link cut mid-transfer on the namespace testbed: an error on both ranks, in time.
+add_test(NAME netns_link_cut
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/netns_link_cut.sh $<TARGET_FILE:chorus_cli>)
+set_tests_properties(netns_link_cut PROPERTIES LABELS "integration;netns" SKIP_RETURN_CODE 77 TIMEOUT 120
+  RUN_SERIAL TRUE ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos")

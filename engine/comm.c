@@ -48,6 +48,7 @@ static chorus_result_t comm_create(chorus_comm_t **out, int nranks, const boot_i
   chorus_comm_t *c = calloc(1, sizeof *c);
   if (!c) return err_set(chorus_out_of_memory, "out of memory for a communicator");
   c->rank = rank, c->nranks = nranks;
+  log_set_rank(rank);
   hang_register(c);
   pthread_mutex_init(&c->lock, NULL);
   pthread_cond_init(&c->idle, NULL);

@@ -80,6 +80,9 @@ typedef struct {
 
 static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, const char *what) {
   chorus_comm_t *c = x->j->comm;
+  /* A report on every failed wait, not only on a timeout: the first rank to
+   * time out aborts its peers, and their reports complete the picture. */
+  if (w != RING_STOPPED) hang_dump(c, w == RING_TIMEOUT ? "timeout" : "peer-failed");
   switch (w) {
   case RING_ABORTED:
     return comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d failed or aborted while this rank %s it",
@@ -88,7 +91,6 @@ static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, co
     return comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d (pid %d) died while this rank %s it",
                      c->rank, x->ch, cn->peer, cn->ring.peer_pid, what);
   case RING_TIMEOUT:
-    hang_dump(c, "timeout");
     return comm_fail(c, chorus_timeout,
                      "rank %d channel %d: waited %.0f s while it %s rank %d (CHORUS_TIMEOUT): the peer hangs, died, "
                      "or made a different call",
@@ -260,15 +262,17 @@ static void *worker_main(void *arg) {
   comm_worker_t *w = arg;
   chorus_comm_t *c = w->comm;
   uint32_t seen = w->seen; /* read by the creator: a job posted before this thread runs is not missed */
+  log_set_rank(c->rank);
   long spin = param_int(PARAM_SPIN);
   for (;;) {
     uint32_t g;
     long i = 0;
-    while ((g = __atomic_load_n(&c->work_gen, __ATOMIC_ACQUIRE)) == seen && !c->quit) {
+    while ((g = __atomic_load_n(&c->work_gen, __ATOMIC_ACQUIRE)) == seen &&
+           !__atomic_load_n(&c->quit, __ATOMIC_ACQUIRE)) {
       if (++i < spin) __builtin_ia32_pause();
       else pfutex_wait(&c->work_gen, seen);
     }
-    if (c->quit) return NULL;
+    if (__atomic_load_n(&c->quit, __ATOMIC_ACQUIRE)) return NULL;
     seen = g;
     exec_job_t *j = c->job;
     if (w->channel < j->plan->nchannels) j->res[w->channel] = run_channel(j, w->channel);
@@ -290,7 +294,7 @@ static chorus_result_t workers_ensure(chorus_comm_t *c, int n) {
 }
 
 void exec_workers_stop(chorus_comm_t *c) {
-  c->quit = 1;
+  __atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE); /* read by spinning workers */
   __atomic_add_fetch(&c->work_gen, 1, __ATOMIC_RELEASE);
   pfutex_wake(&c->work_gen);
   for (int i = 1; i <= c->nworkers; i++)
@@ -522,7 +526,7 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
       int ready = o->conn->is_send
                       ? ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), r->pos - EXEC_NSTEPS + 1)
                       : ring_passed(__atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE), r->pos + 1);
-      if (r->ctrl->abort && (o->conn->is_send || !ready)) {
+      if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_ACQUIRE) && (o->conn->is_send || !ready)) {
         res = comm_fail(c, chorus_remote_error, "rank %d: rank %d failed or aborted during send/recv", c->rank,
                         o->conn->peer);
         goto cleanup;
@@ -598,6 +602,7 @@ cleanup:
 chorus_result_t exec_calls(chorus_comm_t *c, const call_t *calls, int ncalls) {
   chorus_result_t res = chorus_success;
   pthread_mutex_lock(&c->lock);
+  log_set_rank(c->rank);
   if (c->error) {
     res = err_set(c->error, "%s", c->errmsg);
     goto cleanup;

@@ -9,7 +9,7 @@
  * from its peer, a send whose ring is full waits for the peer to take steps.
  *
  * Report format (one key=value list per line, the first word naming it):
- *   chorus-hang v=1 rank=R nranks=N pid=P comm=C reason=timeout|SIGUSR1
+ *   chorus-hang v=1 rank=R nranks=N pid=P comm=C reason=timeout|peer-failed|SIGUSR1
  *   call active=0|1 seq=S kind=collective|p2p coll=NAME count=K connecting=0|1
  *   channel ch=X op=I/N code=NAME recv_peer=P send_peer=Q in_pos=. in_head=. out_pos=. out_tail=. waits=data|room|none peer=P
  */

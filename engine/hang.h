@@ -18,7 +18,8 @@
 void hang_register(chorus_comm_t *c);
 void hang_unregister(chorus_comm_t *c);
 
-/* Write c's report now; reason is "timeout" or "SIGUSR1". Only
+/* Write c's report now; reason is "timeout", "peer-failed" (a wait ended
+ * because a peer failed or aborted) or "SIGUSR1". Only
  * async-signal-safe calls inside. Returns 0 when the file was written. */
 int hang_dump(chorus_comm_t *c, const char *reason);
 

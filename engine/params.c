@@ -1,13 +1,29 @@
 /* params.c -- the table of CHORUS_* settings, their reading and logging, and
  * the engine's error recording. */
+#define _GNU_SOURCE /* dladdr */
 #include "params.h"
 
+#include <dlfcn.h>
+#include <errno.h>
+#include <gsl/gsl_version.h>
+#include <hwloc.h>
+#include <lua.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
+
+#ifndef CHORUS_BUILD_TYPE
+#define CHORUS_BUILD_TYPE "unknown"
+#endif
+#ifndef CHORUS_BUILD_OPTIONS
+#define CHORUS_BUILD_OPTIONS ""
+#endif
 
 static const param_def_t defs[PARAM_COUNT] = {
     [PARAM_BUFFSIZE] = {"CHORUS_BUFFSIZE", PARAM_INT, "4194304",
@@ -24,12 +40,14 @@ static const param_def_t defs[PARAM_COUNT] = {
     [PARAM_SPIN] = {"CHORUS_SPIN", PARAM_INT, "4000", "polls of a flag before a waiter sleeps on a futex"},
     [PARAM_DEBUG] = {"CHORUS_DEBUG", PARAM_STR, "WARN", "log level: NONE, WARN, INFO or TRACE"},
     [PARAM_DEBUG_SUBSYS] = {"CHORUS_DEBUG_SUBSYS", PARAM_STR, "",
-                            "subsystems to log (INIT,BOOT,SHM,SOCK,EXEC,TUNE); empty: all"},
+                            "subsystems to log (INIT,BOOT,SHM,SOCK,EXEC,TUNE,...), ^ to exclude; empty: all"},
     [PARAM_ALGOS] = {"CHORUS_ALGOS", PARAM_STR, "", "folder of algorithm scripts; empty: the shipped ones"},
     [PARAM_SHM_DISABLE] = {"CHORUS_SHM_DISABLE", PARAM_INT, "0", "1: use sockets even inside a host"},
     [PARAM_VERIFY] = {"CHORUS_VERIFY", PARAM_INT, "1", "1: prove every plan before its first use"},
     [PARAM_SOCKET_BUFSIZE] = {"CHORUS_SOCKET_BUFSIZE", PARAM_INT, "4194304",
                               "SO_SNDBUF/SO_RCVBUF of each TCP stream; 0 keeps the system's"},
+    [PARAM_DEBUG_FILE] = {"CHORUS_DEBUG_FILE", PARAM_STR, "",
+                          "log to this file instead of stderr (%h: host name, %p: pid)"},
     [PARAM_HANG_DIR] = {"CHORUS_HANG_DIR", PARAM_STR, "/tmp",
                         "folder for hang reports (on a timeout, or SIGUSR1 during a call)"},
 };
@@ -47,6 +65,8 @@ static log_level_t parse_level(const char *s) {
   return LOG_WARN;
 }
 
+static void emit(log_level_t lvl, const char *subsys, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 static void load(void) {
   for (int i = 0; i < PARAM_COUNT; i++) {
     const char *e = getenv(defs[i].name);
@@ -62,9 +82,10 @@ static void load(void) {
     }
   }
   level = parse_level(values[PARAM_DEBUG]);
+  /* Not log_msg: it would re-enter this pthread_once routine and deadlock. */
   for (int i = 0; i < PARAM_COUNT; i++)
     if (from_env[i] && level >= LOG_INFO)
-      log_msg(LOG_INFO, "INIT", "%s=%s (default %s)", defs[i].name, values[i], defs[i].dflt);
+      emit(LOG_INFO, "INIT", "%s=%s (default %s)", defs[i].name, values[i], defs[i].dflt);
 }
 
 const param_def_t *param_def(param_id_t id) { return &defs[id]; }
@@ -86,24 +107,110 @@ void param_list(FILE *f) {
             from_env[i] ? "(env)" : "(default)", defs[i].help);
 }
 
+/* Whether subsys is in the comma list (exact names). */
+static int in_list(const char *list, const char *subsys) {
+  size_t n = strlen(subsys);
+  for (const char *p = list; *p;) {
+    size_t len = strcspn(p, ",");
+    if (len == n && !strncmp(p, subsys, n)) return 1;
+    p += len;
+    if (*p == ',') p++;
+  }
+  return 0;
+}
+
 int log_enabled(log_level_t lvl, const char *subsys) {
   pthread_once(&once, load);
   if (lvl > level) return 0;
   const char *want = values[PARAM_DEBUG_SUBSYS];
   if (!want[0] || lvl == LOG_WARN) return 1;
-  return strstr(want, subsys) != NULL;
+  return want[0] == '^' ? !in_list(want + 1, subsys) : in_list(want, subsys);
+}
+
+static _Thread_local int log_rank = -1;
+void log_set_rank(int rank) { log_rank = rank; }
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static FILE *log_file;
+static int log_started;
+
+/* CHORUS_DEBUG_FILE with %h and %p expanded; stderr when unset or unopenable. */
+static FILE *open_log(void) {
+  const char *pat = values[PARAM_DEBUG_FILE];
+  if (!pat[0]) return stderr;
+  char path[1024], host[64] = "?";
+  gethostname(host, sizeof host);
+  size_t len = 0;
+  for (const char *p = pat; *p && len < sizeof path - 1; p++) {
+    if (p[0] == '%' && (p[1] == 'h' || p[1] == 'p')) {
+      if (p[1] == 'h') len += (size_t)snprintf(path + len, sizeof path - len, "%s", host);
+      else len += (size_t)snprintf(path + len, sizeof path - len, "%d", (int)getpid());
+      if (len >= sizeof path) len = sizeof path - 1;
+      p++;
+    } else {
+      path[len++] = *p;
+    }
+  }
+  path[len] = 0;
+  FILE *f = fopen(path, "a");
+  if (!f) {
+    fprintf(stderr, "chorus: CHORUS_DEBUG_FILE=%s: cannot open %s: %s; logging to stderr\n", pat, path,
+            strerror(errno));
+    return stderr;
+  }
+  setvbuf(f, NULL, _IOLBF, 0);
+  return f;
+}
+
+/* Versions of the libraries this copy was compiled against (their headers). */
+static const char *chorus_build_versions(void) {
+  static char buf[160];
+  if (!buf[0])
+    snprintf(buf, sizeof buf, "GSL %s, hwloc API %u.%u.%u", GSL_VERSION, HWLOC_API_VERSION >> 16,
+             (HWLOC_API_VERSION >> 8) & 0xff, HWLOC_API_VERSION & 0xff);
+  return buf;
+}
+
+static void banner(FILE *f, const char *host) {
+  Dl_info info = {0};
+  dladdr((void *)&log_msg, &info);
+  int v = chorus_version();
+  fprintf(f, "%s:%d chorus INFO INIT Chorus %d.%d.%d, library %s, build %s, %s; built with %s%s%s\n", host,
+          (int)getpid(), v / 10000, v / 100 % 100, v % 100, info.dli_fname ? info.dli_fname : "(unknown)",
+          CHORUS_BUILD_TYPE, CHORUS_BUILD_OPTIONS, LUA_RELEASE, chorus_build_versions()[0] ? ", " : "",
+          chorus_build_versions());
+}
+
+static void vemit(log_level_t lvl, const char *subsys, const char *fmt, va_list ap) {
+  char host[64] = "?", line[1024], rank[16] = "-";
+  gethostname(host, sizeof host);
+  vsnprintf(line, sizeof line, fmt, ap);
+  if (log_rank >= 0) snprintf(rank, sizeof rank, "%d", log_rank);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  static const char *names[] = {"", "WARN", "INFO", "TRACE"};
+  pthread_mutex_lock(&log_lock);
+  if (!log_file) log_file = open_log();
+  if (!log_started && level >= LOG_INFO) banner(log_file, host);
+  log_started = 1;
+  fprintf(log_file, "%s:%d rank %s [%ld.%06ld] chorus %s %s %s\n", host, (int)getpid(), rank, (long)ts.tv_sec,
+          ts.tv_nsec / 1000, names[lvl], subsys, line);
+  pthread_mutex_unlock(&log_lock);
+}
+
+static void emit(log_level_t lvl, const char *subsys, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vemit(lvl, subsys, fmt, ap);
+  va_end(ap);
 }
 
 void log_msg(log_level_t lvl, const char *subsys, const char *fmt, ...) {
   if (!log_enabled(lvl, subsys)) return;
-  char host[64] = "?", line[1024];
-  gethostname(host, sizeof host);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
+  vemit(lvl, subsys, fmt, ap);
   va_end(ap);
-  static const char *names[] = {"", "WARN", "INFO", "TRACE"};
-  fprintf(stderr, "%s:%d chorus %s %s %s\n", host, (int)getpid(), names[lvl], subsys, line);
 }
 
 chorus_result_t err_set(chorus_result_t r, const char *fmt, ...) {

@@ -44,3 +44,8 @@ add_test(NAME netns_link_cut
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/netns_link_cut.sh $<TARGET_FILE:chorus_cli>)
 set_tests_properties(netns_link_cut PROPERTIES LABELS "integration;netns" SKIP_RETURN_CODE 77 TIMEOUT 120
   RUN_SERIAL TRUE ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos")
+
+# Debug logs: levels, subsystem lists and exclusion, log files, banner, rank and time on each line.
+add_test(NAME debug_logs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/debug_logs.sh $<TARGET_FILE:chorus_cli>)
+set_tests_properties(debug_logs PROPERTIES LABELS "integration" TIMEOUT 120
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos")

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "chorus.h"
 #include "cmd_plan.h"
 #include "exp.h"
@@ -32,6 +33,7 @@ static const subcommand_t subcommands[] = {
 #endif
     {"perf", cmd_perf, "benchmark a collective with nccl-tests columns, checking every result"},
     {"exp", cmd_exp, "run an experiment: measured against predicted, with tables, crossovers and plots"},
+    {"calibrate", cmd_calibrate, "measure point-to-point links and fit the simulator's parameters"},
     {"hang-report", cmd_hang_report, "merge the ranks' hang reports and name the rank the others wait for"},
     {"doctor", cmd_doctor, "list the CHORUS_* settings and what the engine finds on this machine"},
     {"version", cmd_version, "print the version"},

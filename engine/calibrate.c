@@ -1,0 +1,1032 @@
+/* calibrate.c -- `chorus calibrate`: measure the links and local rates the
+ * simulator's timing model charges for (sim/README.md), fit them with GSL
+ * (fit.h), print the fitted parameters with confidence intervals and fit
+ * quality, and write a topology whose parameter defaults are the fits.
+ *
+ * What is measured (rank 0 leads; ranks are forked before any thread exists,
+ * as perf.c does, or come from a launcher's RANK/WORLD_SIZE/MASTER_ADDR):
+ *   - ping-pong chorus_send/chorus_recv between rank 0 and the first rank on
+ *     its host (link class "shm") and the first rank on another host (class
+ *     "socket"), over a sweep of sizes, each size repeated R times; a sample
+ *     is half the median of up to 100 round trips timed one by one (after a
+ *     settling phase: see settle());
+ *   - kern_copy and kern_reduce (float sum) over buffers 4x the last-level
+ *     cache (64 MiB at least; sysfs may not say), on every rank at once, the slowest rank's time
+ *     per repeat: in a collective every rank moves data at the same time and
+ *     they share the memory system;
+ *   - an 8-byte allreduce on a one-rank communicator (the engine's fixed cost
+ *     of one call with one op, no peer), and on all ranks with the ring
+ *     algorithm (reported as a check of the model).
+ * Per size the median of the R samples is fitted; every median has a
+ * bootstrap 95% interval (GSL's MT19937, fixed seed: same data, same output).
+ *
+ * Fit: t(s) = alpha + s / B by weighted least squares with weights 1/t^2, so
+ * that each size counts by its relative error (sizes span seven decades;
+ * unweighted, the largest would decide alpha alone). When that line misses
+ * some size by more than 5%, a two-piece fit is used instead (the split that
+ * minimises the residual, kept only if an F test says the two extra
+ * parameters matter). Small and large messages follow different lines for
+ * two reasons: the engine moves a message of up to one step (512 KiB) as one
+ * copy into the slot and one out, in series, and a larger one as a pipeline
+ * of steps; and a message that no longer fits in the cache streams from
+ * memory (on this machine the split falls there, between 8 and 16 MiB).
+ * alpha is the small piece's intercept and B the large piece's bandwidth:
+ * the rate a long transfer -- a large collective -- streams at. CIs of
+ * fitted values are +-t(0.975, n-2) standard errors.
+ *
+ * How measurements map to the parameters the shipped topologies read
+ * (local-cpu.lua: copy_bw, reduce_bw, op_overhead, step_lat; netns.lua: the
+ * same and rate, delay) -- chosen so that the model, run on the same primitive,
+ * gives back what was measured:
+ *   op_overhead <- the one-rank 8-byte allreduce: the model charges such a
+ *                  call exactly one op_overhead (its plan is one copy of 8
+ *                  bytes, which costs nothing at copy_bw).
+ *   copy_bw     <- the shm ping-pong bandwidth B (large piece): in the model a
+ *                  shm step crosses the link at copy_bw (local-cpu.lua gives
+ *                  the link copy_bw) and is copied out at copy_bw, pipelined,
+ *                  so a long message moves at copy_bw -- as the engine's
+ *                  copy in and copy out of the slots do. The copy kernel
+ *                  rate is printed as a cross-check, not written.
+ *   step_lat    <- alpha_shm - op_overhead: in the model a one-step message
+ *                  costs its send op's overhead plus the route's latency (0
+ *                  inside a host) plus the protocol's step_lat; the receive
+ *                  op's overhead overlaps the wait. Without a shm peer the
+ *                  base's default is kept (and used for delay below).
+ *   delay       <- (alpha_socket - op_overhead - step_lat) / 2: netns.lua
+ *                  routes a step between namespaces over two links of
+ *                  latency `delay` (veth to the bridge and back), and
+ *                  charges the protocol's step_lat once.
+ *   rate        <- the socket ping-pong bandwidth B.
+ *   reduce_bw   <- the reduce kernel rate (bytes of result per second, the
+ *                  unit topo.c documents), all ranks at once.
+ * A base topology that does not read one of these keeps its own value; the
+ * written file marks each value the base does not read.
+ *
+ * The written topology (--out): the topology sandbox cannot read files (a
+ * script may only `require` modules of topologies/lib), so one topology
+ * cannot load another; the file is self-contained instead: a header comment
+ * (date, machine, command, fit quality), a table `calibrated` of fitted
+ * values, a local function `param` that shadows the loader's for the rest of
+ * the chunk -- a calibrated name passes its calibrated value as the default,
+ * so `chorus sim --set` still wins and `chorus topo show` lists the
+ * calibrated default -- and then the base topology's text, verbatim.
+ */
+#include "calibrate.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chorus.h"
+#include "comm.h"
+#include "fit.h"
+#include "kernels.h"
+#include "params.h"
+#include "planner.h"
+#include "sandbox.h"
+
+#define CAL_MAX_SIZES 64
+#define CAL_RESAMPLES 2000
+#define CAL_LEVEL 0.95
+#define CAL_SEED 0x43484f52ul /* "CHOR" */
+/* One line fits when it misses no size by more than this. */
+#define CAL_LINE_TOLERANCE 0.05
+/* Bytes moved per timed sample of a ping-pong (each way), and its bounds. */
+#define CAL_SAMPLE_BYTES (16u << 20)
+#define CAL_MAX_ITERS 100
+#define CAL_AR_ITERS 100
+#define CAL_SETTLE_MIN_S 0.2
+#define CAL_SETTLE_MAX_S 1.5
+
+enum { CLASS_SHM = 0, CLASS_SOCK, NCLASSES };
+static const char *const class_names[NCLASSES] = {"shm", "socket"};
+
+typedef struct {
+  int nranks; /* 0: from the launcher */
+  size_t minb, maxb;
+  int repeats;
+  const char *topo, *out, *csv;
+  char topo_path[1100];
+  char *base_text; /* the base topology, read before forking */
+  size_t sizes[CAL_MAX_SIZES];
+  int nsizes;
+  char cmdline[1024];
+} cal_opts_t;
+
+/* What rank 0 gathers. Samples are seconds (ping-pong: half round trips) or
+ * seconds per buffer (kernels). */
+typedef struct {
+  int peer[NCLASSES];   /* -1 when the class is absent */
+  double *pp[NCLASSES]; /* [size * repeats + repeat] */
+  double *copy_t, *reduce_t, *ar1_t, *arn_t;
+  size_t kbytes;
+} cal_data_t;
+
+typedef struct {
+  const cal_opts_t *o;
+  chorus_comm_t *comm;
+  int rank, nranks, nhosts;
+  char *buf;
+  cal_data_t d;
+} cal_rank_t;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* --- measuring --- */
+
+static chorus_result_t barrier(chorus_comm_t *c) {
+  int32_t one = 1, sum;
+  return chorus_run_allreduce(&one, &sum, 1, chorus_int32, chorus_sum, c, NULL);
+}
+
+static int iters_for(size_t bytes) {
+  size_t k = CAL_SAMPLE_BYTES / (bytes ? bytes : 1);
+  return k < 1 ? 1 : k > CAL_MAX_ITERS ? CAL_MAX_ITERS : (int)k;
+}
+
+static chorus_result_t pingpong(cal_rank_t *R, int peer, int lead, size_t bytes, int iters) {
+  chorus_result_t res = chorus_success;
+  for (int i = 0; i < iters && res == chorus_success; i++) {
+    if (lead) {
+      res = chorus_send(R->buf, bytes, chorus_uint8, peer, R->comm, NULL);
+      if (res == chorus_success) res = chorus_recv(R->buf, bytes, chorus_uint8, peer, R->comm, NULL);
+    } else {
+      res = chorus_recv(R->buf, bytes, chorus_uint8, peer, R->comm, NULL);
+      if (res == chorus_success) res = chorus_send(R->buf, bytes, chorus_uint8, peer, R->comm, NULL);
+    }
+  }
+  return res;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median of t[0..n), sorting t. */
+static double median_of(double *t, int n) {
+  qsort(t, (size_t)n, sizeof *t, cmp_double);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Ping-pong 8 bytes in blocks until the block's median round trip stops
+ * improving (within 10% of the best block so far, twice in a row) and at
+ * least CAL_SETTLE_MIN_S have passed, or CAL_SETTLE_MAX_S. Forked ranks
+ * start on the CPU of their parent, and until the scheduler spreads them a
+ * waiter falls asleep on its futex at every step: the first sizes measured
+ * a wake-up (~90 us here), not the link. The lead decides and tells the
+ * peer after every block. */
+static chorus_result_t settle(cal_rank_t *R, int other, int lead, double *trip) {
+  double start = now_s(), best = INFINITY;
+  int good = 0;
+  for (int32_t more = 1; more;) {
+    for (int j = 0; j < CAL_MAX_ITERS; j++) {
+      double t0 = now_s();
+      chorus_result_t res = pingpong(R, other, lead, 8, 1);
+      if (res != chorus_success) return res;
+      trip[j] = now_s() - t0;
+    }
+    if (lead) {
+      double m = median_of(trip, CAL_MAX_ITERS), el = now_s() - start;
+      good = m <= 1.1 * best ? good + 1 : 0;
+      best = fmin(best, m);
+      more = el < CAL_SETTLE_MAX_S && (el < CAL_SETTLE_MIN_S || good < 2);
+    }
+    chorus_result_t res = lead ? chorus_send(&more, 1, chorus_int32, other, R->comm, NULL)
+                               : chorus_recv(&more, 1, chorus_int32, other, R->comm, NULL);
+    if (res != chorus_success) return res;
+  }
+  return chorus_success;
+}
+
+/* Rank 0 and `peer` ping-pong every size; other ranks skip straight on. A
+ * sample is the median of k round trips timed one by one, halved: a round
+ * trip that a busy machine preempted (or whose waiter went to sleep on its
+ * futex) is an outlier to drop, not a cost to average in. */
+static chorus_result_t sweep(cal_rank_t *R, int cls, double *trip) {
+  int peer = R->d.peer[cls];
+  if (peer < 0 || (R->rank != 0 && R->rank != peer)) return chorus_success;
+  int lead = R->rank == 0, other = lead ? peer : 0;
+  chorus_result_t res = settle(R, other, lead, trip);
+  if (res != chorus_success) return res;
+  for (int i = 0; i < R->o->nsizes; i++) {
+    size_t s = R->o->sizes[i];
+    int k = iters_for(s);
+    res = pingpong(R, other, lead, s, 2); /* warm-up */
+    if (res != chorus_success) return res;
+    for (int r = 0; r < R->o->repeats; r++) {
+      for (int j = 0; j < k; j++) {
+        double t0 = now_s();
+        if ((res = pingpong(R, other, lead, s, 1)) != chorus_success) return res;
+        trip[j] = now_s() - t0;
+      }
+      if (lead) R->d.pp[cls][i * R->o->repeats + r] = median_of(trip, k) / 2;
+    }
+  }
+  return chorus_success;
+}
+
+/* The slowest rank's time of fn, all ranks starting together. */
+static chorus_result_t timed_all(cal_rank_t *R, int what, const float *a, const float *b, float *dst, size_t bytes,
+                                 double *out) {
+  chorus_result_t res = barrier(R->comm);
+  if (res != chorus_success) return res;
+  double t0 = now_s();
+  if (what == 0)
+    kern_copy(dst, a, bytes);
+  else
+    kern_reduce(dst, a, b, bytes / sizeof(float), chorus_float32, chorus_sum);
+  double t = now_s() - t0, tmax;
+  res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL);
+  *out = tmax;
+  return res;
+}
+
+/* Last-level cache size from sysfs (0 when unknown). */
+static size_t llc_bytes(void) {
+  size_t best = 0;
+  for (int i = 0; i < 8; i++) {
+    char path[128], text[64];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    if (fgets(text, sizeof text, f)) {
+      char *end;
+      double v = strtod(text, &end);
+      if (*end == 'K')
+        v *= 1024;
+      else if (*end == 'M')
+        v *= 1024 * 1024;
+      if (v > (double)best) best = (size_t)v;
+    }
+    fclose(f);
+  }
+  return best;
+}
+
+static chorus_result_t kernels(cal_rank_t *R) {
+  size_t bytes = 4 * llc_bytes();
+  if (bytes < (64u << 20)) bytes = 64u << 20;
+  if (bytes > (1u << 30)) bytes = 1u << 30;
+  R->d.kbytes = bytes;
+  float *a = NULL, *b = NULL, *dst = NULL;
+  chorus_result_t res = chorus_success;
+  if (posix_memalign((void **)&a, 4096, bytes) || posix_memalign((void **)&b, 4096, bytes) ||
+      posix_memalign((void **)&dst, 4096, bytes)) {
+    res = err_set(chorus_out_of_memory, "rank %d: cannot allocate 3 x %zu bytes for the kernel rates", R->rank, bytes);
+    goto cleanup;
+  }
+  /* Small floats: sums stay normal numbers, no slow paths. */
+  for (size_t i = 0; i < bytes / sizeof(float); i++)
+    a[i] = (float)(i & 7), b[i] = 1;
+  memset(dst, 0, bytes);
+  for (int what = 0; what < 2; what++) {
+    double t;
+    if ((res = timed_all(R, what, a, b, dst, bytes, &t)) != chorus_success) goto cleanup; /* warm-up */
+    for (int r = 0; r < R->o->repeats; r++) {
+      if ((res = timed_all(R, what, a, b, dst, bytes, &t)) != chorus_success) goto cleanup;
+      (what ? R->d.reduce_t : R->d.copy_t)[r] = t;
+    }
+  }
+cleanup:
+  free(a), free(b), free(dst);
+  return res;
+}
+
+static chorus_result_t small_allreduce(chorus_comm_t *c, int repeats, double *out, int all_ranks) {
+  float in[2] = {1, 2}, res_buf[2];
+  chorus_result_t res = chorus_success;
+  for (int i = 0; i < 10 && res == chorus_success; i++)
+    res = chorus_run_allreduce(in, res_buf, 2, chorus_float32, chorus_sum, c, NULL);
+  for (int r = 0; r < repeats && res == chorus_success; r++) {
+    if (all_ranks && (res = barrier(c)) != chorus_success) break;
+    double calls[CAL_AR_ITERS];
+    for (int i = 0; i < CAL_AR_ITERS; i++) {
+      double t0 = now_s();
+      res = chorus_run_allreduce(in, res_buf, 2, chorus_float32, chorus_sum, c, NULL);
+      if (res != chorus_success) return res;
+      calls[i] = now_s() - t0;
+    }
+    /* The median call, for the reason sweep() gives. */
+    double t = median_of(calls, CAL_AR_ITERS), tmax = t;
+    if (all_ranks) res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, c, NULL);
+    out[r] = tmax;
+  }
+  return res;
+}
+
+static chorus_result_t overheads(cal_rank_t *R) {
+  comm_force(R->comm, "ring", 0); /* the simulator's default algorithm */
+  chorus_result_t res = small_allreduce(R->comm, R->o->repeats, R->d.arn_t, 1);
+  comm_force(R->comm, "", 0);
+  if (res != chorus_success) return res;
+  if (R->rank == 0) {
+    /* A communicator of rank 0 alone: the call's cost without a peer. The
+     * other ranks wait in the barrier below meanwhile. */
+    chorus_comm_t *one;
+    res = chorus_comm_init_all(&one, 1);
+    if (res != chorus_success) return res;
+    res = small_allreduce(one, R->o->repeats, R->d.ar1_t, 0);
+    chorus_result_t r2 = chorus_comm_destroy(one);
+    if (res == chorus_success) res = r2;
+    if (res != chorus_success) return res;
+  }
+  return barrier(R->comm);
+}
+
+/* --- fitting and reporting (rank 0) --- */
+
+typedef struct {
+  int present, two_piece;
+  fit_line_t line;
+  fit_two_piece_t two;
+  double alpha, alpha_ci, bw, bw_ci, r2, max_resid;
+  double med[CAL_MAX_SIZES], lo[CAL_MAX_SIZES], hi[CAL_MAX_SIZES];
+} class_fit_t;
+
+typedef struct {
+  fit_ci_t copy, reduce, ar1, arn; /* rates in bytes/s for kernels, seconds for calls */
+  class_fit_t cls[NCLASSES];
+  double op_overhead, step_lat, delay;
+  const char *step_lat_from;
+  int step_lat_clamped, delay_clamped;
+} cal_result_t;
+
+static chorus_result_t fit_class(const cal_opts_t *o, const double *samples, class_fit_t *f, int cls) {
+  double x[CAL_MAX_SIZES], w[CAL_MAX_SIZES];
+  int n = o->nsizes;
+  for (int i = 0; i < n; i++) {
+    fit_ci_t ci;
+    chorus_result_t res = fit_median_ci(samples + i * o->repeats, o->repeats, CAL_RESAMPLES, CAL_LEVEL,
+                                        CAL_SEED + (unsigned long)(cls * CAL_MAX_SIZES + i), &ci);
+    if (res != chorus_success) return res;
+    x[i] = (double)o->sizes[i];
+    f->med[i] = ci.median, f->lo[i] = ci.lo, f->hi[i] = ci.hi;
+    /* Relative weights: every size counts by its relative error. Weights
+     * from the bootstrap intervals were tried and rejected: the few largest
+     * sizes, past the cache, are the noisiest, so they lost the split that
+     * separates them from the in-cache sizes -- and they are the ones whose
+     * bandwidth a large collective sees. The medians are already robust. */
+    w[i] = 1 / (ci.median * ci.median);
+  }
+  chorus_result_t res = fit_line(x, f->med, w, n, &f->line, NULL);
+  if (res != chorus_success) return res;
+  f->present = 1;
+  const fit_line_t *small = &f->line, *large = &f->line;
+  /* Two pieces only where one line misses by more than the tolerance and the
+   * two extra parameters explain significantly more (F test at 1%): an
+   * outlier size alone does not split the sweep. */
+  if (f->line.max_resid_rel > CAL_LINE_TOLERANCE && n >= 8 &&
+      fit_two_piece(x, f->med, w, n, 3, &f->two) == chorus_success &&
+      fit_f_test(f->line.chisq, f->two.chisq, 2, n - 4) < 0.01) {
+    f->two_piece = 1;
+    small = &f->two.lo, large = &f->two.hi;
+  }
+  f->alpha = small->alpha;
+  f->alpha_ci = fit_t_quantile(CAL_LEVEL, small->n - 2) * small->alpha_se;
+  f->bw = large->bw;
+  f->bw_ci = fit_t_quantile(CAL_LEVEL, large->n - 2) * large->bw_se;
+  f->r2 = f->two_piece ? fmin(f->two.lo.r2, f->two.hi.r2) : f->line.r2;
+  f->max_resid = f->two_piece ? f->two.max_resid_rel : f->line.max_resid_rel;
+  if (!(f->bw > 0))
+    return err_set(chorus_internal_error,
+                   "%s: the times do not grow with size (slope %g s/B): no bandwidth can be fitted; widen --sizes",
+                   class_names[cls], large->slope);
+  return chorus_success;
+}
+
+/* The fit's value at x: the piece x falls in. */
+static double class_eval(const class_fit_t *f, double x) {
+  if (!f->two_piece) return fit_line_eval(&f->line, x);
+  return fit_line_eval(x < f->two.break_x ? &f->two.lo : &f->two.hi, x);
+}
+
+/* The default of param("name", "...") in the base text, parsed as kind; 0
+ * when the base has no such param. */
+static double base_default(const char *text, const char *name, int kind) {
+  char pat[2][80];
+  snprintf(pat[0], sizeof pat[0], "param(\"%s\"", name);
+  snprintf(pat[1], sizeof pat[1], "param('%s'", name);
+  for (int k = 0; k < 2; k++) {
+    const char *p = strstr(text, pat[k]);
+    if (!p) continue;
+    p += strlen(pat[k]);
+    while (*p == ' ' || *p == ',')
+      p++;
+    if (*p != '"' && *p != '\'') return 0;
+    char q = *p++, val[64];
+    size_t n = 0;
+    while (*p && *p != q && n < sizeof val - 1)
+      val[n++] = *p++;
+    val[n] = 0;
+    double v;
+    char err[256];
+    return sbx_parse_unit(val, kind, &v, err, sizeof err) == 0 ? v : 0;
+  }
+  return 0;
+}
+
+static int base_reads(const char *text, const char *name) {
+  char a[80], b[80];
+  snprintf(a, sizeof a, "param(\"%s\"", name);
+  snprintf(b, sizeof b, "param('%s'", name);
+  return strstr(text, a) || strstr(text, b);
+}
+
+static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_result_t *r) {
+  chorus_result_t res;
+  memset(r, 0, sizeof *r);
+  for (int c = 0; c < NCLASSES; c++)
+    if (d->peer[c] >= 0 && (res = fit_class(o, d->pp[c], &r->cls[c], c)) != chorus_success) return res;
+  double *rate = malloc(sizeof *rate * (size_t)o->repeats);
+  if (!rate) return err_set(chorus_out_of_memory, "calibrate: out of memory");
+  for (int k = 0; k < 2; k++) {
+    const double *t = k ? d->reduce_t : d->copy_t;
+    for (int i = 0; i < o->repeats; i++)
+      rate[i] = (double)d->kbytes / t[i];
+    res = fit_median_ci(rate, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1000 + (unsigned long)k,
+                        k ? &r->reduce : &r->copy);
+    if (res != chorus_success) break;
+  }
+  free(rate);
+  if (res != chorus_success) return res;
+  if ((res = fit_median_ci(d->ar1_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1002, &r->ar1)) ||
+      (res = fit_median_ci(d->arn_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1003, &r->arn)))
+    return res;
+  r->op_overhead = r->ar1.median;
+  r->step_lat_from = "shm alpha - op_overhead";
+  if (r->cls[CLASS_SHM].present) {
+    r->step_lat = r->cls[CLASS_SHM].alpha - r->op_overhead;
+    if (r->step_lat < 0) r->step_lat = 0, r->step_lat_clamped = 1;
+  } else {
+    r->step_lat = base_default(o->base_text, "step_lat", 't');
+    r->step_lat_from = "the base's default (no shm peer to measure it)";
+  }
+  if (r->cls[CLASS_SOCK].present) {
+    r->delay = (r->cls[CLASS_SOCK].alpha - r->op_overhead - r->step_lat) / 2;
+    if (r->delay < 0) r->delay = 0, r->delay_clamped = 1;
+  }
+  return chorus_success;
+}
+
+static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
+  printf("# chorus calibrate: %d ranks on %d hosts, %d sizes %zu..%zu B, %d repeats, kernels %s\n", R->nranks,
+         R->nhosts, o->nsizes, o->sizes[0], o->sizes[o->nsizes - 1], o->repeats, kern_isa());
+  for (int c = 0; c < NCLASSES; c++) {
+    const class_fit_t *f = &r->cls[c];
+    if (!f->present) {
+      printf("#\n# %s: no peer of that class (ranks %s)\n", class_names[c],
+             c == CLASS_SHM ? "all on other hosts" : "all on rank 0's host");
+      continue;
+    }
+    printf("#\n# %s ping-pong, rank 0 <-> rank %d: half round trip, median of %d [95%% bootstrap CI]\n", class_names[c],
+           R->d.peer[c], o->repeats);
+    printf("#%11s %10s %21s %10s %8s\n", "size (B)", "time (us)", "CI (us)", "fit (us)", "resid");
+    for (int i = 0; i < o->nsizes; i++) {
+      double fit = class_eval(f, (double)o->sizes[i]);
+      printf("%12zu %10.3f [%8.3f, %9.3f] %10.3f %7.2f%%\n", o->sizes[i], f->med[i] * 1e6, f->lo[i] * 1e6,
+             f->hi[i] * 1e6, fit * 1e6, (f->med[i] - fit) / f->med[i] * 100);
+    }
+    if (f->two_piece)
+      printf("# fit: two pieces (one line missed by %.1f%%), break near %.0f B: small t = %.3f us + s / %.3f GB/s, "
+             "large t = %.3f us + s / %.3f GB/s\n",
+             f->line.max_resid_rel * 100, f->two.break_x, f->two.lo.alpha * 1e6, f->two.lo.bw / 1e9,
+             f->two.hi.alpha * 1e6, f->two.hi.bw / 1e9);
+    else
+      printf("# fit: one line t = %.3f us + s / %.3f GB/s\n", f->line.alpha * 1e6, f->line.bw / 1e9);
+    printf("# %s: alpha %.3f us +- %.3f, bandwidth %.3f GB/s +- %.3f (95%%), R^2 %.5f, max residual %.2f%%\n",
+           class_names[c], f->alpha * 1e6, f->alpha_ci * 1e6, f->bw / 1e9, f->bw_ci / 1e9, f->r2, f->max_resid * 100);
+    const fit_line_t *large = f->two_piece ? &f->two.hi : &f->line;
+    if (f->bw_ci > 0.5 * f->bw || large->n < 4)
+      printf("# warning: %s bandwidth rests on %d sizes, +- %.0f%%: sweep further past the cache (--sizes 8:256M) or "
+             "repeat more (--repeats)\n",
+             class_names[c], large->n, f->bw_ci / f->bw * 100);
+  }
+  printf("#\n# local rates, median of %d [95%% bootstrap CI]\n", o->repeats);
+  printf("  copy kernel      %8.3f GB/s [%.3f, %.3f]  (%zu MiB buffers, all ranks at once)\n", r->copy.median / 1e9,
+         r->copy.lo / 1e9, r->copy.hi / 1e9, R->d.kbytes >> 20);
+  printf("  reduce kernel    %8.3f GB/s [%.3f, %.3f]  (float sum, bytes of result)\n", r->reduce.median / 1e9,
+         r->reduce.lo / 1e9, r->reduce.hi / 1e9);
+  printf("  allreduce 8 B, 1 rank  %8.3f us [%.3f, %.3f]\n", r->ar1.median * 1e6, r->ar1.lo * 1e6, r->ar1.hi * 1e6);
+  printf("  allreduce 8 B, %d ranks (ring) %8.3f us [%.3f, %.3f]", R->nranks, r->arn.median * 1e6, r->arn.lo * 1e6,
+         r->arn.hi * 1e6);
+  if (R->nranks == 2 && R->nhosts == 1)
+    printf("  (model: 2 step_lat + 3 op_overhead = %.3f us)", (2 * r->step_lat + 3 * r->op_overhead) * 1e6);
+  printf("\n#\n# simulator parameters\n");
+  if (r->cls[CLASS_SHM].present)
+    printf("  copy_bw      %9.3f GB/s  +- %.3f  shm ping-pong bandwidth\n", r->cls[CLASS_SHM].bw / 1e9,
+           r->cls[CLASS_SHM].bw_ci / 1e9);
+  printf("  reduce_bw    %9.3f GB/s  [%.3f, %.3f]  reduce kernel\n", r->reduce.median / 1e9, r->reduce.lo / 1e9,
+         r->reduce.hi / 1e9);
+  printf("  op_overhead  %9.3f us    [%.3f, %.3f]  one-rank allreduce\n", r->op_overhead * 1e6, r->ar1.lo * 1e6,
+         r->ar1.hi * 1e6);
+  printf("  step_lat     %9.3f us    +- %.3f  %s%s\n", r->step_lat * 1e6, r->cls[CLASS_SHM].alpha_ci * 1e6,
+         r->step_lat_from, r->step_lat_clamped ? " (negative: clamped to 0)" : "");
+  if (r->cls[CLASS_SOCK].present) {
+    printf("  rate         %9.3f Gb/s  +- %.3f  socket ping-pong bandwidth\n", r->cls[CLASS_SOCK].bw * 8 / 1e9,
+           r->cls[CLASS_SOCK].bw_ci * 8 / 1e9);
+    printf("  delay        %9.3f us    +- %.3f  (socket alpha - op_overhead - step_lat) / 2 links%s\n", r->delay * 1e6,
+           r->cls[CLASS_SOCK].alpha_ci / 2 * 1e6, r->delay_clamped ? " (negative: clamped to 0)" : "");
+  }
+  fflush(stdout);
+}
+
+static void cpu_model(char *buf, size_t len) {
+  snprintf(buf, len, "unknown CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10)) continue;
+    char *p = strchr(line, ':');
+    if (!p) break;
+    for (p++; *p == ' ' || *p == '\t'; p++) {
+    }
+    p[strcspn(p, "\n")] = 0;
+    snprintf(buf, len, "%s", p);
+    break;
+  }
+  fclose(f);
+}
+
+static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
+  FILE *f = fopen(o->out, "w");
+  if (!f) {
+    fprintf(stderr, "chorus calibrate: --out %s: %s\n", o->out, strerror(errno));
+    return 1;
+  }
+  char date[64], host[256] = "unknown", cpu[256];
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  gethostname(host, sizeof host - 1);
+  cpu_model(cpu, sizeof cpu);
+  fprintf(f, "-- Calibrated topology, written by `chorus calibrate` on %s.\n", date);
+  fprintf(f, "-- machine: %s, %s; %d ranks on %d hosts; kernels %s\n", host, cpu, R->nranks, R->nhosts, kern_isa());
+  fprintf(f, "-- command: %s\n", o->cmdline);
+  fprintf(f, "-- base: %s\n--\n", o->topo_path);
+  fprintf(f, "-- How it works: a topology script cannot read another file (the sandbox only\n"
+             "-- lets it require topologies/lib modules), so the base is copied below verbatim,\n"
+             "-- after a local `param` that shadows the loader's: a name in `calibrated` gets\n"
+             "-- its calibrated value as the default; --set still wins over it. A name the\n"
+             "-- base does not read has no effect (marked 'not read by the base').\n--\n");
+  fprintf(f, "-- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95%% CIs):\n");
+  for (int c = 0; c < NCLASSES; c++) {
+    const class_fit_t *k = &r->cls[c];
+    if (!k->present) continue;
+    fprintf(f,
+            "--   %s (rank 0 <-> %d), %s: alpha %.3f us +- %.3f, bw %.3f GB/s +- %.3f, R^2 %.5f, max residual %.2f%%",
+            class_names[c], R->d.peer[c], k->two_piece ? "two pieces" : "one line", k->alpha * 1e6, k->alpha_ci * 1e6,
+            k->bw / 1e9, k->bw_ci / 1e9, k->r2, k->max_resid * 100);
+    if (k->two_piece) fprintf(f, ", break near %.0f B", k->two.break_x);
+    fprintf(f, "\n");
+  }
+  fprintf(f, "--   copy kernel %.3f GB/s [%.3f, %.3f] (cross-check; not written)\n", r->copy.median / 1e9,
+          r->copy.lo / 1e9, r->copy.hi / 1e9);
+  fprintf(f, "--   allreduce 8 B on %d ranks (ring): %.3f us [%.3f, %.3f]\n", R->nranks, r->arn.median * 1e6,
+          r->arn.lo * 1e6, r->arn.hi * 1e6);
+  fprintf(f, "--   sizes %zu..%zu B (%d), %d repeats, medians with bootstrap CIs (seeded MT19937)\n\n", o->sizes[0],
+          o->sizes[o->nsizes - 1], o->nsizes, o->repeats);
+
+  typedef struct {
+    const char *name;
+    char value[32];
+    char why[200];
+  } entry_t;
+  entry_t e[8];
+  int n = 0;
+  if (r->cls[CLASS_SHM].present) {
+    e[n] = (entry_t){"copy_bw", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->cls[CLASS_SHM].bw / 1e9);
+    snprintf(e[n].why, sizeof e[n].why, "shm ping-pong bandwidth, +- %.3f GB/s", r->cls[CLASS_SHM].bw_ci / 1e9);
+    n++;
+  }
+  e[n] = (entry_t){"reduce_bw", "", ""};
+  snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->reduce.median / 1e9);
+  snprintf(e[n].why, sizeof e[n].why, "reduce kernel, all ranks at once, [%.3f, %.3f] GB/s", r->reduce.lo / 1e9,
+           r->reduce.hi / 1e9);
+  n++;
+  e[n] = (entry_t){"op_overhead", "", ""};
+  snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->op_overhead * 1e6);
+  snprintf(e[n].why, sizeof e[n].why, "8-byte allreduce on one rank, [%.3f, %.3f] us", r->ar1.lo * 1e6,
+           r->ar1.hi * 1e6);
+  n++;
+  if (r->cls[CLASS_SHM].present) {
+    e[n] = (entry_t){"step_lat", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->step_lat * 1e6);
+    snprintf(e[n].why, sizeof e[n].why, "%s%s", r->step_lat_from, r->step_lat_clamped ? " (was negative: 0)" : "");
+    n++;
+  }
+  if (r->cls[CLASS_SOCK].present) {
+    e[n] = (entry_t){"rate", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%.4gGb/s", r->cls[CLASS_SOCK].bw * 8 / 1e9);
+    snprintf(e[n].why, sizeof e[n].why, "socket ping-pong bandwidth, +- %.3f Gb/s", r->cls[CLASS_SOCK].bw_ci * 8 / 1e9);
+    n++;
+    e[n] = (entry_t){"delay", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->delay * 1e6);
+    snprintf(e[n].why, sizeof e[n].why, "(socket alpha - op_overhead - step_lat %.3g us) / 2 links%s",
+             r->step_lat * 1e6, r->delay_clamped ? " (was negative: 0)" : "");
+    n++;
+  }
+  fprintf(f, "local calibrated = {\n");
+  for (int i = 0; i < n; i++)
+    fprintf(f, "  %-12s = \"%s\", -- %s%s\n", e[i].name, e[i].value, e[i].why,
+            base_reads(o->base_text, e[i].name) ? "" : "; not read by the base");
+  fprintf(f, "}\n\n");
+  fprintf(f, "local loader_param = param\n"
+             "-- A calibrated value replaces a string default (quantities with units); a\n"
+             "-- numeric or boolean default is the base's own.\n"
+             "local function param(name, default)\n"
+             "  local v = calibrated[name]\n"
+             "  if v ~= nil and type(default) == \"string\" then return loader_param(name, v) end\n"
+             "  return loader_param(name, default)\n"
+             "end\n\n");
+  fprintf(f, "-- ---- the base topology, %s, verbatim ----\n", o->topo_path);
+  fputs(o->base_text, f);
+  if (o->base_text[0] && o->base_text[strlen(o->base_text) - 1] != '\n') fputc('\n', f);
+  if (fclose(f) != 0) {
+    fprintf(stderr, "chorus calibrate: --out %s: %s\n", o->out, strerror(errno));
+    return 1;
+  }
+  printf("# wrote %s (chorus sim COLLECTIVE --topo %s)\n", o->out, o->out);
+  return 0;
+}
+
+static int write_csv(const cal_opts_t *o, const cal_rank_t *R) {
+  FILE *f = fopen(o->csv, "w");
+  if (!f) {
+    fprintf(stderr, "chorus calibrate: --csv %s: %s\n", o->csv, strerror(errno));
+    return 1;
+  }
+  fprintf(f, "quantity,peer,size_bytes,iters,repeat,value,unit\n");
+  for (int c = 0; c < NCLASSES; c++) {
+    if (R->d.peer[c] < 0) continue;
+    for (int i = 0; i < o->nsizes; i++)
+      for (int r = 0; r < o->repeats; r++)
+        fprintf(f, "%s_pingpong,%d,%zu,%d,%d,%.6f,us\n", class_names[c], R->d.peer[c], o->sizes[i],
+                iters_for(o->sizes[i]), r, R->d.pp[c][i * o->repeats + r] * 1e6);
+  }
+  for (int r = 0; r < o->repeats; r++) {
+    fprintf(f, "copy_kernel,-1,%zu,1,%d,%.6f,GB/s\n", R->d.kbytes, r, (double)R->d.kbytes / R->d.copy_t[r] / 1e9);
+    fprintf(f, "reduce_kernel,-1,%zu,1,%d,%.6f,GB/s\n", R->d.kbytes, r, (double)R->d.kbytes / R->d.reduce_t[r] / 1e9);
+    fprintf(f, "allreduce_1rank,-1,8,%d,%d,%.6f,us\n", CAL_AR_ITERS, r, R->d.ar1_t[r] * 1e6);
+    fprintf(f, "allreduce_%dranks,-1,8,%d,%d,%.6f,us\n", R->nranks, CAL_AR_ITERS, r, R->d.arn_t[r] * 1e6);
+  }
+  if (fclose(f) != 0) {
+    fprintf(stderr, "chorus calibrate: --csv %s: %s\n", o->csv, strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+/* --- one rank --- */
+
+static int run_rank(cal_rank_t *R) {
+  const cal_opts_t *o = R->o;
+  chorus_comm_count(R->comm, &R->nranks);
+  chorus_comm_user_rank(R->comm, &R->rank);
+  chorus_comm_nhosts(R->comm, &R->nhosts);
+  if (R->nranks < 2) {
+    if (R->rank == 0) fprintf(stderr, "chorus calibrate: %d rank: give at least 2 (-n 2)\n", R->nranks);
+    return 2;
+  }
+  R->d.peer[CLASS_SHM] = R->d.peer[CLASS_SOCK] = -1;
+  for (int q = 1; q < R->nranks; q++) {
+    int cls = R->comm->host_of[q] == R->comm->host_of[0] ? CLASS_SHM : CLASS_SOCK;
+    if (R->d.peer[cls] < 0) R->d.peer[cls] = q;
+  }
+  int status = 1;
+  size_t n = (size_t)o->nsizes * (size_t)o->repeats, m = (size_t)o->repeats;
+  R->d.pp[0] = calloc(n, sizeof(double));
+  R->d.pp[1] = calloc(n, sizeof(double));
+  R->d.copy_t = calloc(m, sizeof(double));
+  R->d.reduce_t = calloc(m, sizeof(double));
+  R->d.ar1_t = calloc(m, sizeof(double));
+  R->d.arn_t = calloc(m, sizeof(double));
+  double *trip = calloc(CAL_MAX_ITERS, sizeof(double));
+  if (!trip || posix_memalign((void **)&R->buf, 4096, o->maxb) || !R->d.pp[0] || !R->d.pp[1] || !R->d.copy_t ||
+      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t) {
+    fprintf(stderr, "chorus calibrate: rank %d: cannot allocate buffers of %zu bytes\n", R->rank, o->maxb);
+    goto cleanup;
+  }
+  memset(R->buf, 1, o->maxb); /* touch every page before timing */
+  chorus_result_t res = barrier(R->comm);
+  for (int c = 0; c < NCLASSES && res == chorus_success; c++) {
+    res = sweep(R, c, trip);
+    if (res == chorus_success) res = barrier(R->comm);
+  }
+  if (res == chorus_success) res = kernels(R);
+  if (res == chorus_success) res = overheads(R);
+  if (res != chorus_success) {
+    fprintf(stderr, "chorus calibrate: rank %d: %s: %s\n", R->rank, chorus_result_string(res), chorus_last_error());
+    goto cleanup;
+  }
+  status = 0;
+  if (R->rank == 0) {
+    cal_result_t r;
+    res = analyse(o, &R->d, &r);
+    if (res != chorus_success) {
+      fprintf(stderr, "chorus calibrate: fit failed: %s\n", chorus_last_error());
+      status = 1;
+      goto cleanup;
+    }
+    print_report(o, R, &r);
+    if (o->csv) status |= write_csv(o, R);
+    if (o->out) status |= write_topology(o, R, &r);
+  }
+cleanup:
+  free(trip);
+  free(R->buf);
+  for (int c = 0; c < NCLASSES; c++)
+    free(R->d.pp[c]);
+  free(R->d.copy_t), free(R->d.reduce_t), free(R->d.ar1_t), free(R->d.arn_t);
+  return status;
+}
+
+/* --- options and launching --- */
+
+static int usage(FILE *f) {
+  fprintf(f, "usage: chorus calibrate [-n RANKS] [--sizes MIN:MAX] [--repeats R] [--topo BASE] [--out FILE]\n"
+             "                        [--csv FILE]\n\n"
+             "Measures point-to-point send/recv between rank 0 and a peer on its host (shm) and on another\n"
+             "host (socket, when the ranks span hosts), the copy and reduce kernels and the per-call cost;\n"
+             "fits latency and bandwidth per link class (least squares, two pieces where one line does not\n"
+             "fit) and prints them with 95%% confidence intervals, R^2 and residuals.\n\n"
+             "  -n N           fork N local ranks (default: the launcher's ranks, else 2)\n"
+             "  --sizes A:B    message sizes from A to B bytes, doubling (K, M, G suffixes; default 8:64M)\n"
+             "  --repeats R    samples per size, 2 or more (default 5): medians and bootstrap CIs\n"
+             "  --topo BASE    topology whose parameters get the fitted values (file or name in\n"
+             "                 topologies/; default local-cpu on one host, netns across hosts)\n"
+             "  --out FILE     write BASE with the fitted values as its parameter defaults, for\n"
+             "                 chorus sim --topo FILE\n"
+             "  --csv FILE     write every raw sample\n");
+  return f == stderr ? 2 : 0;
+}
+
+static int parse_bytes(const char *s, size_t *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || errno || !(v >= 1)) return -1;
+  switch (*end) {
+  case 'k':
+  case 'K':
+    v *= 1024, end++;
+    break;
+  case 'm':
+  case 'M':
+    v *= 1024 * 1024, end++;
+    break;
+  case 'g':
+  case 'G':
+    v *= 1024.0 * 1024 * 1024, end++;
+    break;
+  default:
+    break;
+  }
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end || v > (double)(1u << 30)) return -1;
+  *out = (size_t)v;
+  return 0;
+}
+
+static int parse_sizes(const char *arg, cal_opts_t *o) {
+  const char *colon = strchr(arg, ':');
+  char a[64];
+  if (!colon || (size_t)(colon - arg) >= sizeof a) goto bad;
+  memcpy(a, arg, (size_t)(colon - arg));
+  a[colon - arg] = 0;
+  if (parse_bytes(a, &o->minb) || parse_bytes(colon + 1, &o->maxb)) goto bad;
+  if (o->minb >= o->maxb) {
+    fprintf(stderr, "chorus calibrate: --sizes %s: the smallest size must be below the largest\n", arg);
+    return -1;
+  }
+  return 0;
+bad:
+  fprintf(stderr,
+          "chorus calibrate: --sizes '%s': expected MIN:MAX in bytes, 1 to 1G, with K, M or G suffixes (e.g. "
+          "8:64M)\n",
+          arg);
+  return -1;
+}
+
+/* The base topology: a readable file as given, else NAME or NAME.lua in
+ * $CHORUS_TOPOLOGIES, else in the topologies/ folder beside the algorithm
+ * library (the source tree's, or an installed share/chorus/). The engine
+ * does not link the simulator's loader (sim/ sits above engine/), so this
+ * follows the same rule by itself. */
+static int read_base(cal_opts_t *o, const char *name) {
+  size_t l = strlen(name);
+  int has_ext = l > 4 && !strcmp(name + l - 4, ".lua");
+  const char *env = getenv("CHORUS_TOPOLOGIES");
+  char beside[1024];
+  snprintf(beside, sizeof beside, "%s", planner_algos_dir());
+  char *slash = strrchr(beside, '/');
+  if (slash)
+    snprintf(slash + 1, sizeof beside - (size_t)(slash + 1 - beside), "topologies");
+  else
+    snprintf(beside, sizeof beside, "topologies");
+  const char *dirs[2] = {env && *env ? env : beside, beside};
+  snprintf(o->topo_path, sizeof o->topo_path, "%s", name);
+  struct stat st;
+  int found = stat(o->topo_path, &st) == 0 && S_ISREG(st.st_mode);
+  for (int i = 0; i < 2 && !found && !strchr(name, '/'); i++) {
+    snprintf(o->topo_path, sizeof o->topo_path, "%s/%s%s", dirs[i], name, has_ext ? "" : ".lua");
+    found = stat(o->topo_path, &st) == 0 && S_ISREG(st.st_mode);
+  }
+  FILE *f = found ? fopen(o->topo_path, "r") : NULL;
+  if (!f) {
+    fprintf(stderr, "chorus calibrate: --topo %s: no such topology (not a readable file, nor %s/%s%s)\n", name, dirs[0],
+            name, has_ext ? "" : ".lua");
+    return -1;
+  }
+  o->base_text = malloc((size_t)st.st_size + 1);
+  size_t got = o->base_text ? fread(o->base_text, 1, (size_t)st.st_size, f) : 0;
+  fclose(f);
+  if (!o->base_text || got != (size_t)st.st_size) {
+    fprintf(stderr, "chorus calibrate: --topo %s: cannot read %s\n", name, o->topo_path);
+    free(o->base_text);
+    o->base_text = NULL;
+    return -1;
+  }
+  o->base_text[got] = 0;
+  return 0;
+}
+
+static int parse_int(const char *s, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end || errno || v < -1000000 || v > 1000000) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+static int launch_forked(cal_opts_t *o) {
+  int idpipe[2];
+  if (pipe(idpipe) != 0) {
+    fprintf(stderr, "chorus calibrate: pipe: %s\n", strerror(errno));
+    return 1;
+  }
+  fflush(stdout);
+  pid_t *pids = calloc((size_t)o->nranks, sizeof *pids);
+  if (!pids) return 1;
+  /* Fork before any thread exists (see perf.c); rank 0 hands the unique id
+   * to the others through the pipe. */
+  for (int r = 0; r < o->nranks; r++) {
+    pids[r] = fork();
+    if (pids[r] < 0) {
+      fprintf(stderr, "chorus calibrate: fork: %s\n", strerror(errno));
+      for (int q = 0; q < r; q++)
+        kill(pids[q], SIGTERM);
+      free(pids);
+      return 1;
+    }
+    if (pids[r]) continue;
+    chorus_unique_id_t id;
+    chorus_result_t res;
+    if (r == 0) {
+      close(idpipe[0]);
+      res = chorus_get_unique_id(&id);
+      if (res != chorus_success) {
+        fprintf(stderr, "chorus calibrate: %s: %s\n", chorus_result_string(res), chorus_last_error());
+        _exit(1);
+      }
+      for (int q = 1; q < o->nranks; q++)
+        if (write(idpipe[1], &id, sizeof id) != (ssize_t)sizeof id) _exit(1);
+      close(idpipe[1]);
+    } else {
+      close(idpipe[1]);
+      if (read(idpipe[0], &id, sizeof id) != (ssize_t)sizeof id) {
+        fprintf(stderr, "chorus calibrate: rank %d: rank 0 exited before handing out the unique id\n", r);
+        _exit(1);
+      }
+      close(idpipe[0]);
+    }
+    cal_rank_t R = {.o = o};
+    res = chorus_comm_init_rank(&R.comm, o->nranks, id, r);
+    if (res != chorus_success) {
+      fprintf(stderr, "chorus calibrate: rank %d: %s: %s\n", r, chorus_result_string(res), chorus_last_error());
+      _exit(1);
+    }
+    int st = run_rank(&R);
+    chorus_comm_destroy(R.comm);
+    fflush(stdout);
+    _exit(st);
+  }
+  close(idpipe[0]);
+  close(idpipe[1]);
+  int st = 0;
+  for (int r = 0; r < o->nranks; r++) {
+    int ws;
+    if (waitpid(pids[r], &ws, 0) < 0) {
+      st = 1;
+      continue;
+    }
+    if (WIFSIGNALED(ws)) {
+      fprintf(stderr, "chorus calibrate: rank %d was killed by signal %d\n", r, WTERMSIG(ws));
+      st = 1;
+    } else if (WEXITSTATUS(ws) && !st) {
+      st = WEXITSTATUS(ws);
+    }
+  }
+  free(pids);
+  return st;
+}
+
+int cmd_calibrate(int argc, char **argv) {
+  cal_opts_t o = {.minb = 8, .maxb = 64u << 20, .repeats = 5};
+  static const struct option longs[] = {{"sizes", required_argument, NULL, 'S'},
+                                        {"repeats", required_argument, NULL, 'R'},
+                                        {"topo", required_argument, NULL, 't'},
+                                        {"out", required_argument, NULL, 'O'},
+                                        {"csv", required_argument, NULL, 'C'},
+                                        {"help", no_argument, NULL, 'h'},
+                                        {NULL, 0, NULL, 0}};
+  size_t off = 0;
+  for (int i = 0; i < argc && off < sizeof o.cmdline; i++)
+    off += snprintf(o.cmdline + off, sizeof o.cmdline - off, "%s%s", i ? " " : "chorus ", argv[i]);
+  int nset = 0, c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "n:h", longs, NULL)) != -1) {
+    switch (c) {
+    case 'n':
+      if (parse_int(optarg, &o.nranks) || o.nranks < 2 || o.nranks > PLAN_MAX_RANKS) {
+        fprintf(stderr, "chorus calibrate: -n %s: give 2 to %d ranks (rank 0 needs a peer to ping-pong with)\n", optarg,
+                PLAN_MAX_RANKS);
+        return 2;
+      }
+      nset = 1;
+      break;
+    case 'S':
+      if (parse_sizes(optarg, &o)) return 2;
+      break;
+    case 'R':
+      if (parse_int(optarg, &o.repeats) || o.repeats < 2 || o.repeats > 1000) {
+        fprintf(stderr, "chorus calibrate: --repeats %s: give 2 to 1000 (a confidence interval needs 2 samples)\n",
+                optarg);
+        return 2;
+      }
+      break;
+    case 't':
+      o.topo = optarg;
+      break;
+    case 'O':
+      o.out = optarg;
+      break;
+    case 'C':
+      o.csv = optarg;
+      break;
+    case 'h':
+      return usage(stdout);
+    default:
+      return usage(stderr);
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "chorus calibrate: unexpected argument '%s'\n", argv[optind]);
+    return usage(stderr);
+  }
+  for (size_t s = o.minb; s <= o.maxb && o.nsizes < CAL_MAX_SIZES; s *= 2)
+    o.sizes[o.nsizes++] = s;
+  if (o.nsizes < 3) {
+    fprintf(stderr, "chorus calibrate: --sizes %zu:%zu gives %d sizes; a fit needs at least 3 (doubling)\n", o.minb,
+            o.maxb, o.nsizes);
+    return 2;
+  }
+  o.maxb = o.sizes[o.nsizes - 1];
+  int from_env =
+      !nset && (getenv("OMPI_COMM_WORLD_RANK") || getenv("SLURM_PROCID") || (getenv("RANK") && getenv("WORLD_SIZE")));
+  /* Across hosts the shipped testbed is netns.lua; on one host local-cpu. */
+  if (read_base(&o, o.topo ? o.topo : from_env ? "netns" : "local-cpu")) return 2;
+  int st;
+  if (from_env) {
+    cal_rank_t R = {.o = &o};
+    chorus_result_t res = chorus_comm_init_env(&R.comm);
+    if (res != chorus_success) {
+      fprintf(stderr, "chorus calibrate: %s: %s\n", chorus_result_string(res), chorus_last_error());
+      free(o.base_text);
+      return 1;
+    }
+    st = run_rank(&R);
+    chorus_comm_destroy(R.comm);
+  } else {
+    if (!nset) o.nranks = 2;
+    st = launch_forked(&o);
+  }
+  free(o.base_text);
+  return st;
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# calibrate_local.sh CHORUS -- `chorus calibrate` end to end on this host:
+# two forked ranks over shared memory, a short sweep, the topology it writes
+# loaded back by the simulator (and a --set on it still wins).
+set -u
+chorus=$1
+dir=$(mktemp -d /tmp/chorus_cal_XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$chorus" calibrate -n 2 --sizes 8:1M --repeats 3 --out "$dir/cal.lua" --csv "$dir/cal.csv" >"$dir/out" 2>&1 ||
+  { cat "$dir/out"; fail "chorus calibrate exited $?"; }
+cat "$dir/out"
+grep -q "^# shm: alpha .* R^2 .* max residual" "$dir/out" || fail "no shm fit line in the report"
+grep -q "^  copy_bw " "$dir/out" || fail "no copy_bw in the report"
+grep -q "^-- Calibrated topology, written by .chorus calibrate. on 20..-..-.. ..:..:.. UTC" "$dir/cal.lua" ||
+  fail "the written topology has no dated header"
+grep -q "^local calibrated = {" "$dir/cal.lua" || fail "no calibrated table"
+for p in copy_bw reduce_bw op_overhead step_lat; do
+  grep -q "^  $p *= \"" "$dir/cal.lua" || fail "the written topology lacks $p"
+done
+[ "$(head -1 "$dir/cal.csv")" = "quantity,peer,size_bytes,iters,repeat,value,unit" ] || fail "csv header"
+[ "$(grep -c '^shm_pingpong,1,' "$dir/cal.csv")" = 54 ] || fail "csv: expected 18 sizes x 3 repeats of shm samples"
+
+"$chorus" sim allreduce --topo "$dir/cal.lua" -n 2 -b 1M -e 1M >"$dir/sim" 2>&1 ||
+  { cat "$dir/sim"; fail "chorus sim could not use the written topology"; }
+cat "$dir/sim"
+grep -q "predicted" "$dir/sim" || fail "chorus sim printed no prediction"
+
+# The calibrated value is the default topo show lists; --set still wins.
+"$chorus" topo show "$dir/cal.lua" >"$dir/show" 2>&1 || { cat "$dir/show"; fail "topo show"; }
+want=$(sed -n 's/^  copy_bw *= "\([^"]*\)".*/\1/p' "$dir/cal.lua")
+grep -q "copy_bw=$want" "$dir/show" || { cat "$dir/show"; fail "topo show does not list copy_bw=$want"; }
+"$chorus" topo show "$dir/cal.lua" --set copy_bw=1GB/s 2>&1 | grep -q "copy_bw=1GB/s" || fail "--set copy_bw lost"
+echo "calibrate_local: ok"

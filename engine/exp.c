@@ -248,7 +248,9 @@ static int exp_load(exp_t *e, const char *path) {
   if (e->testbed == TESTBED_NETNS) {
     /* The ranks are fixed by the testbed; the topology is told its shape. */
     char shape[256];
-    snprintf(shape, sizeof shape, "hosts=%d,ppn=%d,rate=%s", e->hosts, e->ppn, e->rate);
+    /* A calibrated topology carries the measured link rate; --set would override it. */
+    if (e->calibrate) snprintf(shape, sizeof shape, "hosts=%d,ppn=%d", e->hosts, e->ppn);
+    else snprintf(shape, sizeof shape, "hosts=%d,ppn=%d,rate=%s", e->hosts, e->ppn, e->rate);
     char joined[512];
     snprintf(joined, sizeof joined, "%.200s%s%.300s", shape, dflt.set[0] ? "," : "", dflt.set);
     snprintf(dflt.set, sizeof dflt.set, "%s", joined);

@@ -7,7 +7,7 @@ return {
   description = "Ring, tree and hybrid allreduce on 2 local ranks over shared memory: measured against predicted.",
   testbed = "local",
   topology = "local-cpu.lua",
-  calibrate = false,
+  calibrate = true,
   collectives = { "allreduce" },
   algos = { "ring", "tree", "hybrid" },
   ranks = { 2 },

@@ -13,6 +13,8 @@
 #include "sim_net.h"
 
 #define SIM_ALIGN 64
+/* Destinations with at most this many sources are routed pair by pair. */
+#define SIM_PAIR_ROUTES 4
 
 enum { ST_RUN = 0, ST_WAIT_IN, ST_WAIT_OUT, ST_BUSY, ST_DONE };
 enum { EV_ARRIVE = 0, EV_READY = 1 };
@@ -23,6 +25,18 @@ typedef struct {
   int32_t id;
   int32_t kind;
 } event_t;
+
+/* Events a fixed delay after now (a route's latency, an op's overhead, the
+ * reduction of a step of a given size): one FIFO per distinct delay holds
+ * them already in (time, sequence) order, since now only grows, so they skip
+ * the heap; a plan has a handful of such delays. The heap takes the rest. */
+#define SIM_EV_FIFOS 16
+
+typedef struct {
+  double delay;
+  event_t *q; /* ring of cap (a power of two) */
+  size_t head, n, cap;
+} ev_fifo_t;
 
 typedef struct {
   int32_t src_thr, dst_thr; /* sender and receiver threads */
@@ -42,7 +56,20 @@ typedef struct {
   uint32_t pend;        /* the step being worked on: bytes | last flag */
   int32_t out_first, out_n, in_first, in_n; /* this thread's connections (by peer) in conn_peer */
   double t_op, t_step, t_work;
+  /* The op being run, copied from the plan when it begins, and the costs of
+   * the rank's device: a large plan does not fit in the cache and its
+   * threads run interleaved, so every wake-up that read them from the plan
+   * and the topology would miss. */
+  plan_op_t cur;
+  double reduce_bw, copy_bw, op_overhead;
 } thr_t;
+
+/* A slot of a connection: what the step holds and when it arrives, side by
+ * side, since the receiver reads both at once (one cache miss, not two). */
+typedef struct {
+  double arrive;
+  uint32_t v; /* bytes | SLOT_LAST */
+} slot_t;
 
 struct sim {
   const topo_t *t;
@@ -55,8 +82,7 @@ struct sim {
   int32_t *conn_peer_in, *conn_id_in;
   int32_t *routes;
   size_t nroutes;
-  uint32_t *slots; /* nconn * nsteps: bytes | SLOT_LAST */
-  double *arr;     /* nconn * nsteps: when a transmitted step arrives */
+  slot_t *slots;   /* nconn * nsteps */
   double *scratch_len;
   sim_net_t *net;
   int nres;
@@ -70,6 +96,9 @@ struct sim {
   double now;
   event_t *ev;
   size_t nev, evcap;
+  ev_fifo_t fifo[SIM_EV_FIFOS];
+  event_t fhead[SIM_EV_FIFOS]; /* each FIFO's first event, side by side for the scan */
+  int nfifo;
   uint64_t seq, events, steps;
   int32_t *rq;
   size_t rq_head, rq_tail, rq_cap;
@@ -125,6 +154,55 @@ static event_t ev_pop(sim_t *s) {
   }
   if (n) s->ev[i] = x;
   return top;
+}
+
+/* An event `delay` after now. */
+static int ev_after(sim_t *s, double delay, int kind, int id) {
+  int f = -1;
+  for (int i = 0; i < s->nfifo; i++)
+    if (s->fifo[i].delay == delay) {
+      f = i;
+      break;
+    }
+  if (f < 0) {
+    if (s->nfifo == SIM_EV_FIFOS) return ev_push(s, s->now + delay, kind, id);
+    f = s->nfifo++;
+    s->fifo[f].delay = delay;
+    s->fifo[f].head = s->fifo[f].n = 0;
+  }
+  ev_fifo_t *q = &s->fifo[f];
+  if (q->n == q->cap) {
+    size_t c = q->cap ? q->cap * 2 : 256;
+    event_t *e = malloc(sizeof *e * c);
+    if (!e) return -1;
+    for (size_t i = 0; i < q->n; i++) e[i] = q->q[(q->head + i) & (q->cap - 1)];
+    free(q->q);
+    q->q = e;
+    q->cap = c;
+    q->head = 0;
+  }
+  event_t x = {s->now + delay, s->seq++, id, kind};
+  q->q[(q->head + q->n) & (q->cap - 1)] = x;
+  if (q->n++ == 0) s->fhead[f] = x;
+  return 0;
+}
+
+/* Where the next event is: a FIFO's index, -1 the heap, -2 none. */
+static inline int ev_next(const sim_t *s) {
+  const event_t *best = s->nev ? &s->ev[0] : NULL;
+  int w = best ? -1 : -2;
+  for (int i = 0; i < s->nfifo; i++)
+    if (s->fifo[i].n && (!best || ev_before(&s->fhead[i], best))) best = &s->fhead[i], w = i;
+  return w;
+}
+
+static event_t ev_take(sim_t *s, int w) {
+  if (w < 0) return ev_pop(s);
+  ev_fifo_t *q = &s->fifo[w];
+  event_t e = s->fhead[w];
+  q->head = (q->head + 1) & (q->cap - 1);
+  if (--q->n) s->fhead[w] = q->q[q->head];
+  return e;
 }
 
 static inline void wake(sim_t *s, int thr) {
@@ -224,14 +302,28 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
   s->routes = malloc(sizeof *s->routes * cap);
   chorus_result_t res = s->routes ? chorus_success : chorus_out_of_memory;
   topo_router_t *r = NULL;
+  topo_pathfinder_t *pf = NULL;
   for (int d = 0; res == chorus_success && d < nd; d++) {
     if (first[d] == first[d + 1]) continue;
-    if ((res = r ? topo_router_retarget(r, d) : topo_router_create(&r, t, d)) != chorus_success) break;
+    /* A destination with few sources (a ring's one or two) is routed pair
+     * by pair: one search from it would cover every device nearer than its
+     * sources, on a large fabric nearly all of them. Many sources share the
+     * one search instead. Both give the same routes. */
+    int pairs = first[d + 1] - first[d] <= SIM_PAIR_ROUTES;
+    if (pairs) res = pf ? chorus_success : topo_pathfinder_create(&pf, t);
+    else res = r ? topo_router_retarget(r, d) : topo_router_create(&r, t, d);
+    if (res != chorus_success) break;
     for (int i = first[d]; i < first[d + 1]; i++) {
       conn_t *c = &s->conn[order[i]];
       int sr = c->src_thr / p->nchannels, dr = c->dst_thr / p->nchannels, ch = c->src_thr % p->nchannels;
       double lat;
-      int len = topo_router_route(r, t->rank_dev[sr], topo_flow_key(sr, dr, ch), buf, &lat);
+      uint64_t key = topo_flow_key(sr, dr, ch);
+      int len = pairs ? topo_route_pair(pf, t->rank_dev[sr], d, key, buf, &lat)
+                      : topo_router_route(r, t->rank_dev[sr], key, buf, &lat);
+      if (len == -2) {
+        res = chorus_out_of_memory;
+        break;
+      }
       if (len < 0) {
         snprintf(err, errlen, "rank %d (on %s) cannot reach rank %d (on %s): no route in %s", sr,
                  t->devs[t->rank_dev[sr]].name, dr, t->devs[d].name, t->path);
@@ -255,6 +347,7 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
     }
   }
   topo_router_destroy(r);
+  topo_pathfinder_destroy(pf);
   free(first), free(order), free(buf);
   return res;
 }
@@ -349,10 +442,9 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
     if ((res = route_all(s, err, errlen)) != chorus_success) goto fail;
   }
   s->slots = malloc(sizeof *s->slots * ((size_t)s->nconn * s->o.nsteps + 1));
-  s->arr = malloc(sizeof *s->arr * ((size_t)s->nconn * s->o.nsteps + 1));
   s->res_bytes = calloc(s->nres + 1, sizeof *s->res_bytes);
   s->res_busy = calloc(s->nres + 1, sizeof *s->res_busy);
-  if (!s->slots || !s->arr || !s->res_bytes || !s->res_busy) goto oom;
+  if (!s->slots || !s->res_bytes || !s->res_busy) goto oom;
   if (p->scratch_chunks && !(s->scratch_len = calloc((size_t)s->nthr * p->scratch_chunks, sizeof(double))))
     goto oom;
   *out = s;
@@ -375,7 +467,8 @@ void sim_destroy(sim_t *s) {
   sim_net_destroy(s->net);
   free(s->thr), free(s->queued), free(s->rq), free(s->conn);
   free(s->conn_peer_out), free(s->conn_id_out), free(s->conn_peer_in), free(s->conn_id_in);
-  free(s->routes), free(s->cap), free(s->slots), free(s->arr), free(s->scratch_len);
+  free(s->routes), free(s->cap), free(s->slots), free(s->scratch_len);
+  for (int i = 0; i < SIM_EV_FIFOS; i++) free(s->fifo[i].q);
   free(s->ev), free(s->spans), free(s->res_bytes), free(s->res_busy);
   free(s);
 }
@@ -415,19 +508,19 @@ static inline size_t piece_size(const sim_t *s, size_t len) {
  * arrival time). */
 static inline void conn_left(sim_t *s, int id) {
   conn_t *c = &s->conn[id];
-  s->arr[(size_t)id * s->nsteps + c->D % s->nsteps] = s->now + c->lat;
+  s->slots[(size_t)id * s->nsteps + c->D % s->nsteps].arrive = s->now + c->lat;
   c->D++;
   if (c->wait_recv) {
     c->wait_recv = 0;
     if (c->lat <= 0) wake(s, c->dst_thr);
-    else if (ev_push(s, s->now + c->lat, EV_ARRIVE, id)) s->fault = chorus_out_of_memory;
+    else if (ev_after(s, c->lat, EV_ARRIVE, id)) s->fault = chorus_out_of_memory;
   }
 }
 
 static void conn_transmit(sim_t *s, int id) {
   conn_t *c = &s->conn[id];
   while (!c->tx && c->D < c->P) {
-    uint32_t v = s->slots[(size_t)id * s->nsteps + c->D % s->nsteps];
+    uint32_t v = s->slots[(size_t)id * s->nsteps + c->D % s->nsteps].v;
     double bytes = (double)(v & ~SLOT_LAST) / s->eff;
     if (bytes <= 0) {
       conn_left(s, id);
@@ -457,7 +550,7 @@ static void conn_sent(sim_t *s, int id) {
 
 static inline void conn_post(sim_t *s, int id, uint32_t v) {
   conn_t *c = &s->conn[id];
-  s->slots[(size_t)id * s->nsteps + c->P % s->nsteps] = v;
+  s->slots[(size_t)id * s->nsteps + c->P % s->nsteps].v = v;
   c->P++;
   conn_transmit(s, id);
 }
@@ -505,7 +598,7 @@ static void thread_run(sim_t *s, int th) {
   int rank = th / p->nchannels, ch = th % p->nchannels;
   const plan_prog_t *pg = plan_prog(p, rank, ch);
   const plan_op_t *ops = plan_prog_ops(p, rank, ch);
-  const topo_dev_t *dev = &s->t->devs[s->t->rank_dev[rank]];
+  const plan_op_t *op = &T->cur;
   for (;;) {
     if (T->state == ST_DONE) return;
     if (T->op == pg->count) {
@@ -517,8 +610,10 @@ static void thread_run(sim_t *s, int th) {
         return;
       }
     }
-    const plan_op_t *op = &ops[T->op];
     if (T->phase == 0) {
+      T->cur = ops[T->op];
+      /* Ask for the next op now: it is read when this one ends, later. */
+      if (T->op + 1 < pg->count) __builtin_prefetch(&ops[T->op + 1]);
       T->t_op = T->t_step = s->now;
       T->t_work = -1;
       T->in = plan_op_receives(op->code)
@@ -537,9 +632,9 @@ static void thread_run(sim_t *s, int th) {
         s->scratch_len[(size_t)th * p->scratch_chunks + op->dst_chunk] =
             op->code == PLAN_OP_COPY ? (double)T->len : 0;
       T->phase = 1;
-      if (dev->op_overhead > 0) {
+      if (T->op_overhead > 0) {
         T->state = ST_BUSY;
-        if (ev_push(s, s->now + dev->op_overhead, EV_READY, th)) s->fault = chorus_out_of_memory;
+        if (ev_after(s, T->op_overhead, EV_READY, th)) s->fault = chorus_out_of_memory;
         return;
       }
     }
@@ -566,11 +661,11 @@ static void thread_run(sim_t *s, int th) {
     case PLAN_OP_COPY:
       if (T->phase == 1) {
         T->t_work = s->now;
-        double cost = dev->copy_bw > 0 ? (double)T->len / dev->copy_bw : 0;
+        double cost = T->copy_bw > 0 ? (double)T->len / T->copy_bw : 0;
         T->phase = 2;
         if (cost > 0) {
           T->state = ST_BUSY;
-          if (ev_push(s, s->now + cost, EV_READY, th)) s->fault = chorus_out_of_memory;
+          if (ev_after(s, cost, EV_READY, th)) s->fault = chorus_out_of_memory;
           return;
         }
       }
@@ -598,7 +693,7 @@ static void thread_run(sim_t *s, int th) {
           in->wait_recv = 1;
           return;
         }
-        double ta = s->arr[(size_t)T->in * s->nsteps + in->C % s->nsteps];
+        double ta = s->slots[(size_t)T->in * s->nsteps + in->C % s->nsteps].arrive;
         if (ta > s->now) {
           T->state = ST_WAIT_IN;
           if (ev_push(s, ta, EV_ARRIVE, T->in)) s->fault = chorus_out_of_memory;
@@ -613,16 +708,16 @@ static void thread_run(sim_t *s, int th) {
           }
         }
         if (T->t_work < 0) T->t_work = s->now;
-        uint32_t v = s->slots[(size_t)T->in * s->nsteps + in->C % s->nsteps];
+        uint32_t v = s->slots[(size_t)T->in * s->nsteps + in->C % s->nsteps].v;
         T->pend = v;
         T->phase = 2;
         int reduces = op->code == PLAN_OP_RECV_REDUCE || op->code == PLAN_OP_RECV_REDUCE_SEND ||
                       op->code == PLAN_OP_RECV_REDUCE_COPY_SEND;
-        double bw = reduces ? dev->reduce_bw : dev->copy_bw;
+        double bw = reduces ? T->reduce_bw : T->copy_bw;
         double cost = bw > 0 ? (double)(v & ~SLOT_LAST) / bw : 0;
         if (cost > 0) {
           T->state = ST_BUSY;
-          if (ev_push(s, s->now + cost, EV_READY, th)) s->fault = chorus_out_of_memory;
+          if (ev_after(s, cost, EV_READY, th)) s->fault = chorus_out_of_memory;
           return;
         }
       }
@@ -692,6 +787,7 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   s->now = 0;
   s->end = 0;
   s->nev = 0;
+  s->nfifo = 0;
   s->seq = s->events = s->steps = 0;
   s->rq_head = s->rq_tail = 0;
   s->done_threads = 0;
@@ -722,6 +818,8 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     memset(T, 0, sizeof *T);
     T->out_first = of, T->out_n = on, T->in_first = inf, T->in_n = inn;
     T->in = T->out = -1;
+    const topo_dev_t *dev = &s->t->devs[s->t->rank_dev[th / p->nchannels]];
+    T->reduce_bw = dev->reduce_bw, T->copy_bw = dev->copy_bw, T->op_overhead = dev->op_overhead;
     if (s->niter[th % p->nchannels] == 0 || plan_prog(p, th / p->nchannels, th % p->nchannels)->count == 0) {
       T->state = ST_DONE;
       s->done_threads++;
@@ -733,14 +831,15 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   drain(s);
   while (s->fault == chorus_success) {
     double tn = sim_net_next(s->net);
-    double te = s->nev ? s->ev[0].t : INFINITY;
+    int w = ev_next(s);
+    double te = w == -2 ? INFINITY : w == -1 ? s->ev[0].t : s->fhead[w].t;
     if (isinf(tn) && isinf(te)) break;
     s->events++;
     if (tn <= te) {
       int c = sim_net_pop(s->net, &s->now);
       conn_sent(s, c);
     } else {
-      event_t e = ev_pop(s);
+      event_t e = ev_take(s, w);
       s->now = e.t;
       if (e.kind == EV_ARRIVE) {
         wake(s, s->conn[e.id].dst_thr);
@@ -870,14 +969,19 @@ chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int n, in
   }
   double lat = 0;
   chorus_result_t r = chorus_success;
-  topo_router_t *rt = NULL;
+  /* Each ring connection is its own (source, destination) pair. */
+  topo_pathfinder_t *pf = NULL;
+  r = topo_pathfinder_create(&pf, t);
   for (int src = 0; src < n && r == chorus_success; src++) {
     for (int dir = 0; dir < (nch > 1 ? 2 : 1) && r == chorus_success; dir++) {
       int dst = dir == 0 ? (src + 1) % n : (src + n - 1) % n;
-      r = rt ? topo_router_retarget(rt, t->rank_dev[dst]) : topo_router_create(&rt, t, t->rank_dev[dst]);
       for (int ch = dir; ch < nch && r == chorus_success; ch += 2) {
         double l;
-        int len = topo_router_route(rt, t->rank_dev[src], topo_flow_key(src, dst, ch), buf, &l);
+        int len = topo_route_pair(pf, t->rank_dev[src], t->rank_dev[dst], topo_flow_key(src, dst, ch), buf, &l);
+        if (len == -2) {
+          r = chorus_out_of_memory;
+          break;
+        }
         if (len < 0) {
           snprintf(err, errlen, "rank %d cannot reach rank %d in %s", src, dst, t->path);
           r = chorus_invalid_argument;
@@ -893,7 +997,7 @@ chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int n, in
     double cap = topo_res_cap(t, q);
     if (uses[q] && cap > 0 && cap / uses[q] < bw) bw = cap / uses[q];
   }
-  topo_router_destroy(rt);
+  topo_pathfinder_destroy(pf);
   free(uses), free(buf);
   if (r != chorus_success) return r;
   if (isinf(bw)) bw = 0;

@@ -80,8 +80,14 @@ void topo_list(char *buf, size_t len) {
 
 /* --- the builder the declaration functions fill --- */
 
+/* Declarations live in C memory, outside the sandbox's cap: a runaway loop
+ * of device{} or link{} would otherwise grow them until the process dies.
+ * Far above real clusters (16k GPUs: about 50k devices, 200k links). */
+#define TOPO_MAX_DEVS (1 << 20)
+#define TOPO_MAX_LINKS (1 << 21)
+
 typedef struct {
-  char *a, *b; /* device names, resolved after the script ran */
+  char *a, *b; /* names of devices not declared yet (else NULL and l.a, l.b hold them), resolved after the script ran */
   topo_link_t l;
 } pending_link_t;
 
@@ -291,6 +297,7 @@ static int l_device(lua_State *L) {
   snprintf(what, sizeof what, "device %s", name);
   if (name_find(b, name) >= 0)
     raise_at(L, "%s: duplicate name (first declared at %s)", what, t->devs[name_find(b, name)].where);
+  if (t->ndevs >= TOPO_MAX_DEVS) raise_at(L, "%s: more than %d devices (an endless loop?)", what, TOPO_MAX_DEVS);
   lua_getfield(L, 1, "kind");
   const char *kind = lua_tostring(L, -1);
   int k = -1;
@@ -349,14 +356,21 @@ static int l_link(lua_State *L) {
   lua_getfield(L, 1, "count");
   int count = lua_isnil(L, -1) ? 1 : (int)lua_tointeger(L, -1);
   if (count < 1 || count > 1024) raise_at(L, "%s: count must be 1 to 1024", what);
+  if (b->nlinks > TOPO_MAX_LINKS - count) raise_at(L, "%s: more than %d links (an endless loop?)", what, TOPO_MAX_LINKS);
   lua_pop(L, 2);
   char *where = dup_where(L);
   for (int i = 0; i < count; i++) {
     if (grow((void **)&b->links, &b->linkcap, b->nlinks + 1, sizeof *b->links)) return luaL_error(L, "out of memory");
     pending_link_t *p = &b->links[b->nlinks++];
-    p->a = strdup(na);
-    p->b = strdup(nb);
     p->l = l;
+    /* Devices are mostly declared before their links: resolve them now and
+     * keep a copy of a name only for a device still to come (a large
+     * cluster has 100k links; their names were most of the loader's
+     * allocations). */
+    p->l.a = name_find(b, na);
+    p->l.b = name_find(b, nb);
+    p->a = p->l.a < 0 ? strdup(na) : NULL;
+    p->b = p->l.b < 0 ? strdup(nb) : NULL;
     p->l.where = i == 0 ? where : strdup(where);
   }
   return 0;
@@ -368,6 +382,7 @@ static int l_rank(lua_State *L) {
   if (lua_type(L, 1) != LUA_TSTRING) raise_at(L, "rank: give the device name: rank \"h0.gpu0\"");
   int count = (int)luaL_optinteger(L, 2, 1);
   if (count < 1 || count > PLAN_MAX_RANKS) raise_at(L, "rank %s: count must be 1 to %d", lua_tostring(L, 1), PLAN_MAX_RANKS);
+  if (b->nranks > PLAN_MAX_RANKS - count) raise_at(L, "rank %s: more than %d ranks in all", lua_tostring(L, 1), PLAN_MAX_RANKS);
   char *where = dup_where(L);
   for (int i = 0; i < count; i++) {
     if (grow((void **)&b->ranks, &b->rankcap, b->nranks + 1, sizeof *b->ranks)) return luaL_error(L, "out of memory");
@@ -483,10 +498,11 @@ static chorus_result_t resolve(builder_t *b, topo_err_t *err) {
   if (!t->links) return chorus_out_of_memory;
   for (int i = 0; i < b->nlinks; i++) {
     pending_link_t *p = &b->links[i];
-    int a = name_find(b, p->a), d = name_find(b, p->b);
+    int a = p->a ? name_find(b, p->a) : p->l.a, d = p->b ? name_find(b, p->b) : p->l.b;
     if (a < 0 || d < 0) {
-      snprintf(err->msg, sizeof err->msg, "%s: link %s - %s: no device named '%s' is declared", p->l.where, p->a, p->b,
-               a < 0 ? p->a : p->b);
+      const char *an = p->a ? p->a : t->devs[p->l.a].name, *bn = p->b ? p->b : t->devs[p->l.b].name;
+      snprintf(err->msg, sizeof err->msg, "%s: link %s - %s: no device named '%s' is declared", p->l.where, an, bn,
+               a < 0 ? an : bn);
       return chorus_script_error;
     }
     t->links[i] = p->l;

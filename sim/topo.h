@@ -153,6 +153,17 @@ int topo_router_hops(const topo_router_t *r, int dev);
  * unreachable. */
 int topo_router_route(const topo_router_t *r, int src_dev, uint64_t key, int32_t *res, double *lat);
 
+/* Routes one pair at a time: the same route topo_router_route gives for
+ * (src, dst, key), at the cost of two searches of half the distance each
+ * instead of everything nearer to dst than src; for rings and other plans
+ * whose destinations have one or two sources each, on large fabrics. */
+typedef struct topo_pathfinder topo_pathfinder_t;
+chorus_result_t topo_pathfinder_create(topo_pathfinder_t **out, const topo_t *t);
+void topo_pathfinder_destroy(topo_pathfinder_t *pf);
+/* res as for topo_router_route. Returns the length, -1 when unreachable,
+ * -2 out of memory. */
+int topo_route_pair(topo_pathfinder_t *pf, int src_dev, int dst_dev, uint64_t key, int32_t *res, double *lat);
+
 /* The flow key of a connection, as the simulator and `topo show` use it. */
 static inline uint64_t topo_flow_key(int src_rank, int dst_rank, int channel) {
   uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)(uint32_t)src_rank << 32 | (uint32_t)dst_rank);

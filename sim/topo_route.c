@@ -26,6 +26,24 @@ struct topo_router {
   size_t nheap, cap;
   int32_t *touched; /* devices whose entries differ from the initial ones */
   int ntouched;
+  /* Set while topo_route_pair finishes a search for one source: a device
+   * whose distance from that source (at least) plus its distance to dst
+   * exceeds prune_max lies on no shortest route, so it is not expanded. */
+  const struct topo_pathfinder *prune;
+  int64_t prune_max;
+};
+
+/* The search from the source's side in topo_route_pair. */
+struct topo_pathfinder {
+  const topo_t *t;
+  topo_router_t *back;
+  int64_t *dist;
+  uint8_t *settled;
+  struct hent *heap;
+  size_t nheap, cap;
+  int32_t *touched;
+  int ntouched;
+  int64_t frontier; /* every device not settled is at least this far from the source */
 };
 
 /* A link's routing cost: hops first (2^32 each), then the inverse of its
@@ -37,37 +55,49 @@ static inline int64_t link_cost(const topo_link_t *l) {
   return ((int64_t)1 << 32) + (int64_t)pen;
 }
 
-static int hpush(topo_router_t *r, int64_t d, int v) {
-  if (r->nheap == r->cap) {
-    size_t c = r->cap ? r->cap * 2 : 256;
-    struct hent *h = realloc(r->heap, sizeof *h * c);
+static int heap_push(struct hent **heap, size_t *nheap, size_t *cap, int64_t d, int v) {
+  if (*nheap == *cap) {
+    size_t c = *cap ? *cap * 2 : 256;
+    struct hent *h = realloc(*heap, sizeof *h * c);
     if (!h) return -1;
-    r->heap = h;
-    r->cap = c;
+    *heap = h;
+    *cap = c;
   }
-  size_t i = r->nheap++;
-  while (i > 0 && r->heap[(i - 1) / 2].d > d) {
-    r->heap[i] = r->heap[(i - 1) / 2];
+  struct hent *hp = *heap;
+  size_t i = (*nheap)++;
+  while (i > 0 && hp[(i - 1) / 2].d > d) {
+    hp[i] = hp[(i - 1) / 2];
     i = (i - 1) / 2;
   }
-  r->heap[i] = (struct hent){d, v};
+  hp[i] = (struct hent){d, v};
   return 0;
 }
 
-static struct hent hpop(topo_router_t *r) {
-  struct hent top = r->heap[0], x = r->heap[--r->nheap];
-  size_t i = 0, n = r->nheap;
+static struct hent heap_pop(struct hent *hp, size_t *nheap) {
+  struct hent top = hp[0], x = hp[--*nheap];
+  size_t i = 0, n = *nheap;
   for (;;) {
     size_t l = 2 * i + 1, m = i;
     int64_t best = x.d;
-    if (l < n && r->heap[l].d < best) m = l, best = r->heap[l].d;
-    if (l + 1 < n && r->heap[l + 1].d < best) m = l + 1;
+    if (l < n && hp[l].d < best) m = l, best = hp[l].d;
+    if (l + 1 < n && hp[l + 1].d < best) m = l + 1;
     if (m == i) break;
-    r->heap[i] = r->heap[m];
+    hp[i] = hp[m];
     i = m;
   }
-  if (n) r->heap[i] = x;
+  if (n) hp[i] = x;
   return top;
+}
+
+static int hpush(topo_router_t *r, int64_t d, int v) { return heap_push(&r->heap, &r->nheap, &r->cap, d, v); }
+static struct hent hpop(topo_router_t *r) { return heap_pop(r->heap, &r->nheap); }
+
+/* While pruning: can device u, at distance du from dst, lie on a shortest
+ * route from the pathfinder's source? */
+static inline int may_lie_on_route(const topo_router_t *r, int u, int64_t du) {
+  const struct topo_pathfinder *pf = r->prune;
+  int64_t ds = pf->settled[u] ? pf->dist[u] : pf->frontier;
+  return ds != INT64_MAX && du <= r->prune_max - ds;
 }
 
 /* Run Dijkstra until `want` is settled (want < 0: until the end). */
@@ -80,6 +110,7 @@ static void settle_until(topo_router_t *r, int want) {
     r->settled[u] = 1;
     /* A route may continue past u towards the source only if u forwards. */
     if (u != r->dst && !t->devs[u].forward) continue;
+    if (r->prune && u != r->dst && !may_lie_on_route(r, u, e.d)) continue;
     /* Endpoints are leaves of every route: their distance is worked out
      * when one is asked for (endpoint_settle), so that a switch with
      * thousands of hosts does not visit them all for every destination. */
@@ -233,6 +264,106 @@ int topo_router_route(const topo_router_t *r, int src_dev, uint64_t key, int32_t
     *lat += k->lat;
     x = y;
   }
+  return len;
+}
+
+/* --- one route at a time --- */
+
+chorus_result_t topo_pathfinder_create(topo_pathfinder_t **out, const topo_t *t) {
+  *out = NULL;
+  topo_pathfinder_t *pf = calloc(1, sizeof *pf);
+  if (!pf) return chorus_out_of_memory;
+  pf->t = t;
+  pf->dist = malloc(sizeof *pf->dist * (t->ndevs + 1));
+  pf->settled = calloc(t->ndevs + 1, 1);
+  pf->touched = malloc(sizeof *pf->touched * (t->ndevs + 1));
+  if (!pf->dist || !pf->settled || !pf->touched || t->ndevs < 1 ||
+      topo_router_create(&pf->back, t, 0) != chorus_success) {
+    topo_pathfinder_destroy(pf);
+    return chorus_out_of_memory;
+  }
+  for (int d = 0; d < t->ndevs; d++) pf->dist[d] = INT64_MAX;
+  *out = pf;
+  return chorus_success;
+}
+
+void topo_pathfinder_destroy(topo_pathfinder_t *pf) {
+  if (!pf) return;
+  topo_router_destroy(pf->back);
+  free(pf->dist);
+  free(pf->settled);
+  free(pf->touched);
+  free(pf->heap);
+  free(pf);
+}
+
+/* Drop heap entries of devices already settled or since improved. */
+static void skip_stale(struct hent *hp, size_t *n, const int64_t *dist, const uint8_t *settled) {
+  while (*n && (settled[hp[0].v] || hp[0].d != dist[hp[0].v])) heap_pop(hp, n);
+}
+
+/* The route is the one topo_router_route gives (the same ECMP picks), found
+ * in two steps. A search from each end, in turns, until the two frontiers
+ * prove the shortest distance D: each explores about half of D, where one
+ * search from dst would explore everything nearer than the source (on a
+ * large fabric, most of it). Then dst's search goes on to the source with
+ * every device that cannot be on a route of length D left unexpanded, which
+ * keeps the distances of all devices on shortest routes exact: those are all
+ * that the ECMP walk reads. */
+int topo_route_pair(topo_pathfinder_t *pf, int src_dev, int dst_dev, uint64_t key, int32_t *res, double *lat) {
+  const topo_t *t = pf->t;
+  topo_router_t *b = pf->back;
+  *lat = 0;
+  if (topo_router_retarget(b, dst_dev) != chorus_success) return -2;
+  if (src_dev == dst_dev || t->devs[src_dev].forward) return topo_router_route(b, src_dev, key, res, lat);
+  for (int i = 0; i < pf->ntouched; i++) pf->dist[pf->touched[i]] = INT64_MAX, pf->settled[pf->touched[i]] = 0;
+  pf->ntouched = 0;
+  pf->nheap = 0;
+  int64_t mu = INT64_MAX; /* the shortest route seen so far */
+  for (int i = t->adj_first[dst_dev]; i < t->adj_first[dst_dev + 1]; i++)
+    if (t->adj_peer[i] == src_dev && link_cost(&t->links[t->adj_link[i]]) < mu)
+      mu = link_cost(&t->links[t->adj_link[i]]);
+  pf->dist[src_dev] = 0;
+  pf->touched[pf->ntouched++] = src_dev;
+  if (heap_push(&pf->heap, &pf->nheap, &pf->cap, 0, src_dev)) return -2;
+  for (;;) {
+    skip_stale(pf->heap, &pf->nheap, pf->dist, pf->settled);
+    skip_stale(b->heap, &b->nheap, b->dist, b->settled);
+    if (!pf->nheap || !b->nheap) break;
+    int64_t tf = pf->heap[0].d, tb = b->heap[0].d;
+    if (tf >= mu - tb) break;
+    int fwd = tf <= tb;
+    struct hent e = fwd ? heap_pop(pf->heap, &pf->nheap) : heap_pop(b->heap, &b->nheap);
+    int u = e.v;
+    int64_t *dist = fwd ? pf->dist : b->dist;
+    const int64_t *other = fwd ? b->dist : pf->dist;
+    uint8_t *settled = fwd ? pf->settled : b->settled;
+    settled[u] = 1;
+    for (int i = t->adj_first[u]; i < t->adj_fwd_end[u]; i++) {
+      int v = t->adj_peer[i];
+      int64_t d = e.d + link_cost(&t->links[t->adj_link[i]]);
+      if (other[v] != INT64_MAX && other[v] < mu - d) mu = d + other[v];
+      if (settled[v] || d >= dist[v]) continue;
+      if (fwd) {
+        if (pf->dist[v] == INT64_MAX) pf->touched[pf->ntouched++] = v;
+        pf->dist[v] = d;
+        if (heap_push(&pf->heap, &pf->nheap, &pf->cap, d, v)) return -2;
+      } else {
+        if (b->dist[v] == INT64_MAX) b->touched[b->ntouched++] = v;
+        b->dist[v] = d;
+        b->hops[v] = b->hops[u] + 1;
+        if (hpush(b, d, v)) return -2;
+      }
+    }
+  }
+  skip_stale(pf->heap, &pf->nheap, pf->dist, pf->settled);
+  pf->frontier = pf->nheap ? pf->heap[0].d : INT64_MAX;
+  /* No meeting: unreachable, as the full search would confirm (rare, and
+   * an error for the caller, so not worth a shortcut). */
+  b->prune = mu == INT64_MAX ? NULL : pf;
+  b->prune_max = mu;
+  int len = topo_router_route(b, src_dev, key, res, lat);
+  b->prune = NULL;
   return len;
 }
 

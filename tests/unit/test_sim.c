@@ -2,7 +2,8 @@
  * flow's bottleneck, k flows on one link, ECMP collisions, a ring on a star
  * against the alpha-beta formula, a tree's hop-count latency; every shipped
  * algorithm on every shipped topology; the analytic ring against the event
- * mode; determinism. */
+ * mode; pair routing against one search per destination; rank placement
+ * on an oversubscribed fat tree; determinism. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,92 @@ static void analytic_ring_agrees_with_the_event_mode(void) {
   topo_destroy(t);
 }
 
+/* Pair routing (two half searches) must pick exactly the routes of one
+ * search per destination: the same links, the same ECMP choices. */
+static void pair_routes_are_the_routes_of_the_router(void) {
+  const char *cases[][2] = {{"dgx-cluster", "nodes=4,oversub=2,leaf_ports=2"},
+                            {"fat-tree", "nodes=16,oversub=2,placement=spread"},
+                            {"dgx-h100", NULL},
+                            {"pcie-8gpu", NULL},
+                            {"star", "nodes=8,ranks_per_node=2"}};
+  int routes = 0;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    topo_t *t = load(cases[c][0], cases[c][1]);
+    CHECK_TRUE(t != NULL);
+    if (!t) continue;
+    topo_pathfinder_t *pf;
+    CHECK_EQ_INT(topo_pathfinder_create(&pf, t), chorus_success);
+    int32_t *a = malloc(sizeof *a * (2 * t->ndevs + 2)), *b = malloc(sizeof *b * (2 * t->ndevs + 2));
+    for (int d = 0; d < t->nranks; d++) {
+      topo_router_t *r;
+      CHECK_EQ_INT(topo_router_create(&r, t, t->rank_dev[d]), chorus_success);
+      for (int s = 0; s < t->nranks; s++)
+        for (int ch = 0; ch < 3; ch++) {
+          double la, lb;
+          uint64_t key = topo_flow_key(s, d, ch);
+          int na = topo_router_route(r, t->rank_dev[s], key, a, &la);
+          int nb = topo_route_pair(pf, t->rank_dev[s], t->rank_dev[d], key, b, &lb);
+          int same = na == nb && la == lb && (na <= 0 || !memcmp(a, b, sizeof *a * na));
+          if (!same) fprintf(stderr, "  %s: rank %d -> %d ch %d: %d vs %d links\n", cases[c][0], s, d, ch, na, nb);
+          CHECK_TRUE(same);
+          routes++;
+        }
+      topo_router_destroy(r);
+    }
+    free(a), free(b);
+    topo_pathfinder_destroy(pf);
+    topo_destroy(t);
+  }
+  CHECK_TRUE(routes > 1000);
+}
+
+/* The SimGrid comparison's setting (scripts/bench/sim.sh): one step per
+ * chunk, a step that holds the chunk, 256 MiB on a star: the alpha-beta
+ * formula 2(n-1)(2 lat + S/(nB)), which SimGrid's max-min model gives too. */
+static void one_step_per_chunk_on_a_star_is_the_alpha_beta_formula(void) {
+  const int n = 64;
+  topo_t *t = load("star", "nodes=64,bw=25GB/s,lat=1us");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  plan_t *p = ring_allreduce(n);
+  size_t S = 256u << 20;
+  sim_opts_t o = {.steps_per_chunk = 1, .buffsize = S / n * 8};
+  double want = 2.0 * (n - 1) * (2e-6 + (double)S / n / 25e9);
+  double got = simulate(t, p, S, &o);
+  CHECK_TRUE(near(got, want, 1e-9));
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
+/* Placement is an input: on a 2:1 fat tree, the ring of ranks packed by
+ * leaf crosses the spines once per leaf; dealt round-robin over the leaves
+ * (placement=spread), every hop crosses them and shares the halved uplinks. */
+static void rank_placement_changes_the_busbw_on_an_oversubscribed_fat_tree(void) {
+  double t_place[2];
+  const char *sets[2] = {"nodes=16,oversub=2,placement=packed", "nodes=16,oversub=2,placement=spread"};
+  for (int i = 0; i < 2; i++) {
+    topo_t *t = load("fat-tree", sets[i]);
+    CHECK_TRUE(t != NULL);
+    if (!t) return;
+    plan_shape_t shape;
+    CHECK_EQ_INT(topo_shape(t, 16, &shape, NULL), chorus_success);
+    planner_req_t req = {.algo = "ring", .coll = chorus_allreduce, .nranks = 16, .shape = &shape};
+    plan_t *p;
+    planner_err_t err;
+    CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_success);
+    t_place[i] = simulate(t, p, 64u << 20, NULL);
+    plan_destroy(p);
+    plan_shape_fini(&shape);
+    topo_destroy(t);
+  }
+  double bus_packed = (64u << 20) / t_place[0] * sim_bus_factor(chorus_allreduce, 16);
+  double bus_spread = (64u << 20) / t_place[1] * sim_bus_factor(chorus_allreduce, 16);
+  /* 400 Gb/s NICs: packed reaches the NIC's 50 GB/s; spread at most half. */
+  CHECK_TRUE(bus_packed > 0.95 * 50e9);
+  CHECK_TRUE(bus_packed >= 2 * bus_spread);
+  if (!(bus_packed >= 2 * bus_spread)) fprintf(stderr, "  packed %.2f GB/s, spread %.2f GB/s\n", bus_packed / 1e9, bus_spread / 1e9);
+}
+
 static void the_same_inputs_give_the_same_time(void) {
   topo_t *t = load("fat-tree", "nodes=16,oversub=2");
   CHECK_TRUE(t != NULL);
@@ -394,4 +481,7 @@ TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(max_min_shares_the_
           TEST(ecmp_collisions_halve_the_colliding_flows), TEST(ring_on_a_star_is_the_alpha_beta_formula),
           TEST(double_binary_tree_on_a_star_costs_its_hop_count),
           TEST(every_shipped_algorithm_simulates_on_every_shipped_topology),
-          TEST(analytic_ring_agrees_with_the_event_mode), TEST(the_same_inputs_give_the_same_time))
+          TEST(analytic_ring_agrees_with_the_event_mode), TEST(pair_routes_are_the_routes_of_the_router),
+          TEST(one_step_per_chunk_on_a_star_is_the_alpha_beta_formula),
+          TEST(rank_placement_changes_the_busbw_on_an_oversubscribed_fat_tree),
+          TEST(the_same_inputs_give_the_same_time))

@@ -7,6 +7,7 @@
 #include "calibrate.h"
 #include "chorus.h"
 #include "cmd_plan.h"
+#include "doctor.h"
 #include "exp.h"
 #include "hang.h"
 #include "perf.h"
@@ -35,7 +36,7 @@ static const subcommand_t subcommands[] = {
     {"exp", cmd_exp, "run an experiment: measured against predicted, with tables, crossovers and plots"},
     {"calibrate", cmd_calibrate, "measure point-to-point links and fit the simulator's parameters"},
     {"hang-report", cmd_hang_report, "merge the ranks' hang reports and name the rank the others wait for"},
-    {"doctor", cmd_doctor, "list the CHORUS_* settings and what the engine finds on this machine"},
+    {"doctor", cmd_doctor, "settings, interfaces, buffer memory and a self-test, each finding with advice"},
     {"version", cmd_version, "print the version"},
     {"help", cmd_help, "list the subcommands"},
 };

@@ -633,21 +633,3 @@ int cmd_perf(int argc, char **argv) {
   free(pids);
   return st;
 }
-
-int cmd_doctor(int argc, char **argv) {
-  if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-    printf("usage: chorus doctor\n\nLists every CHORUS_* setting with its value, the kernels in use, this host's\n"
-           "identity and the interface sockets would use.\n");
-    return 0;
-  }
-  int v = chorus_version();
-  printf("chorus %d.%d.%d, kernels %s\n\nsettings:\n", v / 10000, v / 100 % 100, v % 100, kern_isa());
-  param_list(stdout);
-  char host[BOOT_HOSTID_LEN], ifname[64] = "", addr[64] = "";
-  boot_host_id(host, sizeof host);
-  net_addr_t a;
-  if (net_pick_addr(&a, ifname, sizeof ifname) == chorus_success) net_addr_str(&a, addr, sizeof addr);
-  else snprintf(addr, sizeof addr, "none: %s", chorus_last_error());
-  printf("\nhost identity: %s\nsocket interface: %s %s\n", host, ifname, addr);
-  return 0;
-}

@@ -31,7 +31,30 @@ endfunction()
 engine_cli_test(cli_perf_bad_dtype "'quad' is not a data type" perf allreduce -d quad)
 engine_cli_test(cli_perf_unknown_collective "unknown collective 'allsum'" perf allsum)
 engine_cli_test(cli_perf_one_rank_checks "Out of bounds values : 0 OK" perf allreduce -n 1 -b 8 -e 1K -w 0 -i 1)
-engine_cli_test(cli_doctor_lists_settings "CHORUS_BUFFSIZE +4194304" doctor)
+engine_cli_test(cli_doctor_lists_settings "CHORUS_BUFFSIZE +4194304" doctor --no-selftest)
+
+# chorus doctor: each deliberate fault is found (exit 1) with its advice.
+function(doctor_test name rc regex)
+  cmake_parse_arguments(D "" "" "ENV;ARGS" ${ARGN})
+  # env VAR=... chorus doctor ARGS, through expect.cmake: exit status and output both checked.
+  list(JOIN D_ENV "@@" envs)
+  list(JOIN D_ARGS "@@" args)
+  set(all "${envs}@@$<TARGET_FILE:chorus_cli>@@doctor@@${args}")
+  string(REGEX REPLACE "^@@" "" all "${all}")
+  string(REGEX REPLACE "@@$" "" all "${all}")
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} -DPROG=/usr/bin/env "-DARGS=${all}" -DRC=${rc} "-DREGEX=${regex}"
+    -P ${CMAKE_CURRENT_SOURCE_DIR}/lib/expect.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS "unit"
+    ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies")
+endfunction()
+doctor_test(doctor_wrong_interface 1 "PROBLEM: sockets have no interface: no network interface matches CHORUS_SOCKET_IFNAME='=nosuch0'.*[1-9] problem"
+  ENV CHORUS_SOCKET_IFNAME==nosuch0 ARGS --no-selftest)
+doctor_test(doctor_unknown_algorithm 1 "PROBLEM: CHORUS_ALGO=nosuch: unknown algorithm 'nosuch'"
+  ENV CHORUS_ALGO=nosuch ARGS --no-selftest)
+doctor_test(doctor_short_timeout 1 "PROBLEM: CHORUS_TIMEOUT=1 s" ENV CHORUS_TIMEOUT=1 ARGS --no-selftest)
+doctor_test(doctor_bandwidth_below_prediction 1 "PROBLEM: shared memory is [0-9]+% below the prediction"
+  ARGS --topo ${CMAKE_CURRENT_SOURCE_DIR}/doctor/too-fast.lua)
+doctor_test(doctor_clean_defaults 0 "\n0 problems, [0-9]+ notes?\n" ARGS --no-selftest)
 
 # Hang reports: on a timeout and on SIGUSR1, merged by hang_merge.
 chorus_add_unit_test(test_hang SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hang.c LIBS chorus_static

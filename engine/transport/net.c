@@ -33,7 +33,7 @@ int net_if_match(const char *list, const char *name) {
   return exclude ? !hit : hit;
 }
 
-static int is_virtual(const char *name) {
+int net_is_virtual(const char *name) {
   static const char *const v[] = {"docker", "veth", "virbr", "br-", "vnet", "tun", "tap", "lxc", "cni", "flannel"};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
     if (!strncmp(name, v[i], strlen(v[i]))) return 1;
@@ -56,7 +56,7 @@ chorus_result_t net_pick_addr(net_addr_t *out, char *ifname, size_t len) {
       if (!net_if_match(rules, i->ifa_name)) continue;
       rank = 0;
     } else {
-      rank = (i->ifa_flags & IFF_LOOPBACK) ? 4 : is_virtual(i->ifa_name) ? 2 : 0;
+      rank = (i->ifa_flags & IFF_LOOPBACK) ? 4 : net_is_virtual(i->ifa_name) ? 2 : 0;
     }
     if (fam == AF_INET6) rank++; /* prefer IPv4 on the same class */
     if (rank < best_rank) best = i, best_rank = rank;

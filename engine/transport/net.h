@@ -34,6 +34,10 @@ chorus_result_t net_pick_addr(net_addr_t *out, char *ifname, size_t len);
  * ("eth,ib" prefixes, "^docker" excludes, "=eth0" exact). */
 int net_if_match(const char *list, const char *name);
 
+/* Whether an interface name is a virtual one (docker, veth, virbr, br-,
+ * vnet, tun, tap, lxc, cni, flannel): skipped by default when a real one exists. */
+int net_is_virtual(const char *name);
+
 /* Parse "host:port" or a host and a port into an address (IPv4 or IPv6). */
 chorus_result_t net_resolve(const char *host, int port, net_addr_t *out);
 

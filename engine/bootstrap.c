@@ -2,6 +2,8 @@
  * setup messages between ranks over short-lived TCP connections. */
 #include "bootstrap.h"
 
+#include <arpa/inet.h>
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -10,23 +12,9 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "boot_msg.h"
 #include "params.h"
 #include "transport/transport.h"
-
-typedef struct {
-  uint32_t magic;
-  uint8_t secret[16];
-  int32_t rank, nranks;
-  boot_peer_t self;
-} hello_t;
-
-typedef struct {
-  uint32_t magic;
-  uint8_t secret[16];
-  int32_t from;
-  uint32_t tag;
-  uint32_t len;
-} msg_hdr_t;
 
 typedef struct pending {
   struct pending *next;
@@ -60,6 +48,57 @@ void boot_host_id(char *buf, size_t len) {
   snprintf(buf, len, "%s|%s|%s", host, bootid, ns);
 }
 
+/* --- message validation (boot_msg.h) --- */
+
+const char *boot_addr_check(const net_addr_t *a) {
+  if (a->sa.ss_family == AF_INET)
+    return a->len == sizeof(struct sockaddr_in) ? NULL : "an IPv4 address of the wrong length";
+  if (a->sa.ss_family == AF_INET6)
+    return a->len == sizeof(struct sockaddr_in6) ? NULL : "an IPv6 address of the wrong length";
+  return "an address that is neither IPv4 nor IPv6";
+}
+
+const char *boot_peer_check(const boot_peer_t *p) {
+  if (!memchr(p->hostid, 0, sizeof p->hostid)) return "a host id without its terminator";
+  return boot_addr_check(&p->addr);
+}
+
+const char *boot_id_check(const boot_id_t *id) {
+  if (id->magic != BOOT_MAGIC) return "the unique id is not one chorus made";
+  if (boot_addr_check(&id->root)) return "the unique id holds no valid root address (corrupted?)";
+  return NULL;
+}
+
+/* The order of the checks decides what the log line says: a stranger gets
+ * "wrong magic", a chorus of another build "version", a rank of another
+ * communicator "secret". */
+const char *boot_hello_check(const void *buf, size_t len, const uint8_t secret[16], boot_hello_t *out) {
+  if (len < sizeof *out) return "a truncated hello";
+  memmove(out, buf, sizeof *out); /* buf may be out itself */
+  if (out->magic != BOOT_MAGIC) return "wrong magic (not a chorus bootstrap hello)";
+  if (out->version != BOOT_VERSION) return "another bootstrap protocol version (ranks of different chorus builds?)";
+  if (memcmp(out->secret, secret, 16) != 0) return "it did not present the communicator's secret";
+  return boot_peer_check(&out->self);
+}
+
+const char *boot_msg_hdr_check(const void *buf, size_t len, const uint8_t secret[16], int nranks, boot_msg_hdr_t *out) {
+  if (len < sizeof *out) return "a truncated message header";
+  memmove(out, buf, sizeof *out); /* buf may be out itself */
+  if (out->magic != BOOT_MAGIC) return "wrong magic (not a chorus setup message)";
+  if (out->version != BOOT_VERSION) return "another bootstrap protocol version (ranks of different chorus builds?)";
+  if (memcmp(out->secret, secret, 16) != 0) return "it did not present the communicator's secret";
+  if (out->from < 0 || out->from >= nranks) return "a sender rank out of range";
+  if (out->len > BOOT_MSG_MAX) return "a message longer than the bootstrap accepts";
+  return NULL;
+}
+
+/* "1.2.3.4:5678" of the other end of fd, for log lines. */
+static void peer_str(int fd, char *buf, size_t len) {
+  net_addr_t a = {.len = sizeof a.sa};
+  if (getpeername(fd, &a.sa.s, &a.len) != 0) snprintf(buf, len, "?");
+  else net_addr_str(&a, buf, len);
+}
+
 /* --- the root service --- */
 
 typedef struct {
@@ -80,15 +119,22 @@ static void *root_main(void *arg) {
       LOG_WARN_("BOOT", "root: %d of %d ranks arrived within %.0f s; giving up", got, nranks, timeout);
       break;
     }
-    hello_t h;
-    if (net_recv_all(fd, &h, sizeof h, 5.0) != chorus_success || h.magic != BOOT_MAGIC ||
-        memcmp(h.secret, a.secret, 16) != 0) {
-      LOG_WARN_("BOOT", "root: refused a connection that did not present the secret");
+    boot_hello_t h;
+    char from[64];
+    peer_str(fd, from, sizeof from);
+    char cut[160];
+    const char *why;
+    if (net_recv_all(fd, &h, sizeof h, 5.0) != chorus_success)
+      snprintf(cut, sizeof cut, "no complete hello (%s)", chorus_last_error()), why = cut;
+    else why = boot_hello_check(&h, sizeof h, a.secret, &h);
+    if (why) {
+      LOG_WARN_("BOOT", "root: refused a connection from %s: %s", from, why);
       close(fd);
       continue;
     }
     if (nranks < 0) {
       if (h.nranks <= 0 || h.nranks > PLAN_MAX_RANKS) {
+        LOG_WARN_("BOOT", "root: refused a connection from %s: %d ranks is out of range", from, h.nranks);
         close(fd);
         continue;
       }
@@ -173,7 +219,8 @@ chorus_result_t boot_init(boot_t **out, const boot_id_t *id, int rank, int nrank
   chorus_result_t res = chorus_success;
   int fd = -1;
   *out = NULL;
-  if (id->magic != BOOT_MAGIC) return err_set(chorus_invalid_argument, "the unique id is not one chorus made");
+  const char *bad = boot_id_check(id);
+  if (bad) return err_set(chorus_invalid_argument, "rank %d: %s", rank, bad);
   boot_t *b = calloc(1, sizeof *b);
   if (!b) return err_set(chorus_out_of_memory, "bootstrap: out of memory");
   pthread_mutex_init(&b->lock, NULL);
@@ -190,7 +237,7 @@ chorus_result_t boot_init(boot_t **out, const boot_id_t *id, int rank, int nrank
   else ((struct sockaddr_in6 *)&b->addr.sa)->sin6_port = 0;
   CHECK(net_listen(&b->addr, &b->lfd));
 
-  hello_t h = {.magic = BOOT_MAGIC, .rank = rank, .nranks = nranks};
+  boot_hello_t h = {.magic = BOOT_MAGIC, .version = BOOT_VERSION, .rank = rank, .nranks = nranks};
   memcpy(h.secret, id->secret, 16);
   boot_host_id(h.self.hostid, sizeof h.self.hostid);
   h.self.pid = (int)getpid();
@@ -217,6 +264,13 @@ chorus_result_t boot_init(boot_t **out, const boot_id_t *id, int rank, int nrank
     goto cleanup;
   }
   CHECK(net_recv_all(fd, b->peers, sizeof *b->peers * nranks, timeout_s));
+  for (int r = 0; r < nranks; r++) {
+    if ((bad = boot_peer_check(&b->peers[r]))) {
+      res = err_set(chorus_remote_error, "rank %d: the bootstrap root at %s sent a bad entry for rank %d: %s", rank,
+                    rs, r, bad);
+      goto cleanup;
+    }
+  }
   LOG_INFO_("BOOT", "rank %d of %d joined through root %s", rank, nranks, rs);
 cleanup:
   if (fd >= 0) close(fd);
@@ -246,7 +300,7 @@ chorus_result_t boot_send(boot_t *b, int peer, uint32_t tag, const void *data, s
   double timeout = (double)param_int(PARAM_TIMEOUT);
   chorus_result_t res = net_connect(&b->peers[peer].addr, timeout, &fd);
   if (res != chorus_success) return err_set(res, "rank %d: cannot reach rank %d: %s", b->rank, peer, chorus_last_error());
-  msg_hdr_t h = {.magic = BOOT_MAGIC, .from = b->rank, .tag = tag, .len = (uint32_t)len};
+  boot_msg_hdr_t h = {.magic = BOOT_MAGIC, .version = BOOT_VERSION, .from = b->rank, .tag = tag, .len = (uint32_t)len};
   memcpy(h.secret, b->secret, 16);
   res = net_send_all(fd, &h, sizeof h, timeout);
   if (res == chorus_success && len) res = net_send_all(fd, data, len, timeout);
@@ -280,10 +334,16 @@ chorus_result_t boot_recv(boot_t *b, int peer, uint32_t tag, void *data, size_t 
                     timeout_s);
       break;
     }
-    msg_hdr_t h;
-    if (net_recv_all(fd, &h, sizeof h, 5.0) != chorus_success || h.magic != BOOT_MAGIC ||
-        memcmp(h.secret, b->secret, 16) != 0 || h.from < 0 || h.from >= b->nranks || h.len > (1u << 20)) {
-      LOG_WARN_("BOOT", "rank %d: refused a connection that did not present the secret", b->rank);
+    boot_msg_hdr_t h;
+    char from[64];
+    peer_str(fd, from, sizeof from);
+    char cut[160];
+    const char *why;
+    if (net_recv_all(fd, &h, sizeof h, 5.0) != chorus_success)
+      snprintf(cut, sizeof cut, "no complete header (%s)", chorus_last_error()), why = cut;
+    else why = boot_msg_hdr_check(&h, sizeof h, b->secret, b->nranks, &h);
+    if (why) {
+      LOG_WARN_("BOOT", "rank %d: refused a connection from %s: %s", b->rank, from, why);
       close(fd);
       continue;
     }

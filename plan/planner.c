@@ -23,6 +23,10 @@
 #endif
 
 #define CTX_META "chorus.ctx"
+/* Ops one (rank, channel) program may emit. Plans live in C memory, outside
+ * the sandbox's cap, so a runaway loop of ctx:send would otherwise grow one
+ * until the process dies. Far above real programs (ring on 1M ranks: 2M). */
+#define PLANNER_MAX_PROG_OPS (1u << 22)
 
 struct planner {
   sbx_t *sbx;
@@ -136,6 +140,9 @@ static planner_t *ctx_planner(lua_State *L) {
   planner_t **pp = lua_touserdata(L, 1);
   if (!pp || lua_type(L, 1) != LUA_TUSERDATA)
     luaL_error(L, "call context methods with a colon: ctx:send(peer, buf, chunk)");
+  /* A script may keep the context and call it later (from a finalizer,
+   * say) when no plan is being built. */
+  if (!(*pp)->plan) luaL_error(L, "the context is only usable while a plan is being built");
   return *pp;
 }
 
@@ -200,6 +207,9 @@ static void emit(lua_State *L, planner_t *pl, plan_op_t *op) {
    * it belongs to this program. */
   plan_t *p = pl->plan;
   const plan_prog_t *prog = plan_prog(p, pl->rank, pl->channel);
+  if (prog->count >= PLANNER_MAX_PROG_OPS)
+    luaL_error(L, "rank %d channel %d emitted more than %d ops (an endless loop?)", pl->rank, pl->channel,
+               (int)PLANNER_MAX_PROG_OPS);
   if (pl->fuse && prog->count > 0 && plan_fuse_pair(&p->ops[p->nops - 1], op)) return;
   chorus_result_t r = plan_append(p, pl->rank, pl->channel, op);
   if (r != chorus_success) {

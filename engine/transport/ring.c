@@ -49,28 +49,33 @@ static int peer_gone(int pid) {
 
 int ring_peer_gone(int pid) { return pid > 0 && peer_gone(pid); }
 
+/* The stop flag is set by another thread (abort, a failure, sock_free). */
+static int ring_stopped(const ring_t *r) { return r->stop && __atomic_load_n(r->stop, __ATOMIC_ACQUIRE); }
+
 static long spin_override = -1;
 
-void ring_set_spin(long polls) { spin_override = polls; }
+/* Set by every communicator as it forms, read by every waiter: atomic. */
+void ring_set_spin(long polls) { __atomic_store_n(&spin_override, polls, __ATOMIC_RELAXED); }
 
 ring_wait_t ring_wait_slow(ring_t *r, uint32_t *word, uint32_t *sleepers, uint32_t target, double timeout_s) {
-  long spin = spin_override >= 0 ? spin_override : param_int(PARAM_SPIN);
+  long spin = __atomic_load_n(&spin_override, __ATOMIC_RELAXED);
+  if (spin < 0) spin = param_int(PARAM_SPIN);
   for (long i = 0; i < spin; i++) {
     if (ring_passed(__atomic_load_n(word, __ATOMIC_ACQUIRE), target)) return RING_OK;
     if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_RELAXED)) return RING_ABORTED;
-    if (r->stop && *r->stop) return RING_STOPPED;
+    if (ring_stopped(r)) return RING_STOPPED;
     __builtin_ia32_pause();
   }
   double deadline = timeout_s > 0 ? tr_now() + timeout_s : 0;
   for (;;) {
     __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
     uint32_t v = __atomic_load_n(word, __ATOMIC_SEQ_CST);
-    if (!ring_passed(v, target) && !__atomic_load_n(&r->ctrl->abort, __ATOMIC_SEQ_CST) && !(r->stop && *r->stop))
+    if (!ring_passed(v, target) && !__atomic_load_n(&r->ctrl->abort, __ATOMIC_SEQ_CST) && !ring_stopped(r))
       futex_wait(word, v, 20 * 1000 * 1000);
     __atomic_sub_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
     if (ring_passed(__atomic_load_n(word, __ATOMIC_ACQUIRE), target)) return RING_OK;
     if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_RELAXED)) return RING_ABORTED;
-    if (r->stop && *r->stop) return RING_STOPPED;
+    if (ring_stopped(r)) return RING_STOPPED;
     if (ring_peer_gone(r->peer_pid)) return RING_PEER_DEAD;
     if (deadline && tr_now() > deadline) return RING_TIMEOUT;
   }

@@ -15,21 +15,8 @@
 #include <unistd.h>
 
 #include "net.h"
+#include "sock_msg.h"
 #include "transport.h"
-
-#define SOCK_MAX_STREAMS 8
-#define BOOT_MAGIC_SOCK 0x43485350u /* "CHSP" */
-
-typedef struct {
-  uint32_t magic;
-  uint8_t secret[16];
-  int32_t rank, channel, stream;
-} sock_hello_t;
-
-typedef struct {
-  net_addr_t addr;
-  int32_t nsocks;
-} sock_desc_t;
 
 typedef struct sock_priv sock_priv_t;
 
@@ -48,10 +35,32 @@ struct sock_priv {
   int fds[SOCK_MAX_STREAMS];
   sock_stream_t streams[SOCK_MAX_STREAMS];
   uint8_t done[EXEC_NSTEPS];
-  volatile int closing;
+  volatile int closing; /* set by sock_free, read by the proxies: atomic accesses */
   int is_send;
   conn_t *conn;
 };
+
+const char *sock_desc_check(const void *buf, size_t len, sock_desc_t *out) {
+  if (len != sizeof *out) return "a descriptor of the wrong size";
+  memcpy(out, buf, sizeof *out);
+  int fam = out->addr.sa.ss_family;
+  if (!((fam == AF_INET && out->addr.len == sizeof(struct sockaddr_in)) ||
+        (fam == AF_INET6 && out->addr.len == sizeof(struct sockaddr_in6))))
+    return "a descriptor without a valid IPv4 or IPv6 address";
+  if (out->nsocks < 1 || out->nsocks > SOCK_MAX_STREAMS) return "a descriptor with a stream count out of range";
+  return NULL;
+}
+
+const char *sock_hello_check(const void *buf, size_t len, const tr_args_t *a, int nsocks, sock_hello_t *out) {
+  if (len < sizeof *out) return "a truncated hello";
+  memmove(out, buf, sizeof *out); /* buf may be out itself */
+  if (out->magic != SOCK_MAGIC) return "wrong magic (not a chorus socket stream)";
+  if (out->version != SOCK_VERSION) return "another socket protocol version (ranks of different chorus builds?)";
+  if (memcmp(out->secret, a->secret, 16) != 0) return "it did not present the communicator's secret";
+  if (out->rank != a->peer || out->channel != a->channel) return "it is not the expected rank and channel";
+  if (out->stream < 0 || out->stream >= nsocks) return "a stream index out of range";
+  return NULL;
+}
 
 static chorus_result_t priv_create(conn_t *c, const tr_args_t *a, int is_send) {
   sock_priv_t *p = calloc(1, sizeof *p);
@@ -85,17 +94,24 @@ static void advance(sock_priv_t *p, uint32_t *ctr, uint32_t *sleepers) {
 }
 
 static void stream_failed(sock_priv_t *p, const char *what) {
-  if (p->closing) return;
+  if (__atomic_load_n(&p->closing, __ATOMIC_ACQUIRE)) return;
   LOG_WARN_("SOCK", "connection to rank %d channel %d: %s", p->conn->peer, p->conn->channel, what);
   ring_abort(p->conn->ring.ctrl, 2);
+}
+
+/* The proxy's view of the ring: every field but pos, which the executor owns
+ * and advances while the proxy runs (copying the whole struct raced with it). */
+static ring_t proxy_ring(sock_priv_t *p) {
+  const ring_t *c = &p->conn->ring;
+  return (ring_t){.ctrl = c->ctrl, .slots = c->slots, .step_bytes = c->step_bytes, .peer_pid = c->peer_pid,
+                  .stop = &p->closing};
 }
 
 /* Sender stream: ship every step s = index (mod nsocks) the executor posts. */
 static void *send_main(void *arg) {
   sock_stream_t *st = arg;
   sock_priv_t *p = st->p;
-  ring_t r = p->conn->ring;
-  r.stop = &p->closing;
+  ring_t r = proxy_ring(p);
   ring_ctrl_t *ctrl = r.ctrl;
   int fd = p->fds[st->index];
   for (uint32_t s = (uint32_t)st->index;; s += (uint32_t)p->nsocks) {
@@ -118,8 +134,7 @@ static void *send_main(void *arg) {
 static void *recv_main(void *arg) {
   sock_stream_t *st = arg;
   sock_priv_t *p = st->p;
-  ring_t r = p->conn->ring;
-  r.stop = &p->closing;
+  ring_t r = proxy_ring(p);
   ring_ctrl_t *ctrl = r.ctrl;
   int fd = p->fds[st->index];
   for (uint32_t s = (uint32_t)st->index;; s += (uint32_t)p->nsocks) {
@@ -128,7 +143,8 @@ static void *recv_main(void *arg) {
     do n = recv(fd, &meta, sizeof meta, MSG_WAITALL);
     while (n < 0 && errno == EINTR);
     if (n == 0) { /* end-of-file between steps: the peer destroyed its communicator */
-      if (!p->closing) LOG_INFO_("SOCK", "rank %d channel %d closed its connection", p->conn->peer, p->conn->channel);
+      if (!__atomic_load_n(&p->closing, __ATOMIC_ACQUIRE))
+        LOG_INFO_("SOCK", "rank %d channel %d closed its connection", p->conn->peer, p->conn->channel);
       ring_abort(ctrl, 3);
       return NULL;
     }
@@ -137,8 +153,8 @@ static void *recv_main(void *arg) {
       stream_failed(p, "the peer closed the connection in the middle of a step");
       return NULL;
     }
-    size_t bytes = (uint32_t)meta & ~RING_MORE;
-    if (bytes > r.step_bytes) {
+    long bytes = sock_step_bytes(meta, r.step_bytes);
+    if (bytes < 0) {
       stream_failed(p, "a step larger than the slot arrived (CHORUS_BUFFSIZE differs between ranks?)");
       return NULL;
     }
@@ -146,7 +162,7 @@ static void *recv_main(void *arg) {
     if (!ring_passed(__atomic_load_n(&ctrl->tail, __ATOMIC_ACQUIRE), need) &&
         ring_wait_slow(&r, &ctrl->tail, &ctrl->tail_sleepers, need, 0) != RING_OK)
       return NULL;
-    if (net_recv_all(fd, r.slots + (size_t)(s % EXEC_NSTEPS) * r.step_bytes, bytes, 0) != chorus_success) {
+    if (net_recv_all(fd, r.slots + (size_t)(s % EXEC_NSTEPS) * r.step_bytes, (size_t)bytes, 0) != chorus_success) {
       stream_failed(p, "the peer closed the connection");
       return NULL;
     }
@@ -189,15 +205,16 @@ static chorus_result_t sock_recv_setup(conn_t *c, const tr_args_t *a, void *desc
 static chorus_result_t sock_send_connect(conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
   sock_priv_t *p = c->priv;
   sock_desc_t d;
-  if (len != sizeof d) return err_set(chorus_remote_error, "sock: rank %d sent a bad descriptor", a->peer);
-  memcpy(&d, desc, sizeof d);
+  const char *bad = sock_desc_check(desc, len, &d);
+  if (bad) return err_set(chorus_remote_error, "sock: rank %d sent %s", a->peer, bad);
   p->nsocks = d.nsocks; /* the receiver decides, so both ends agree */
   double timeout = (double)param_int(PARAM_TIMEOUT);
   for (int i = 0; i < p->nsocks; i++) {
     chorus_result_t res = net_connect(&d.addr, timeout, &p->fds[i]);
     if (res != chorus_success) return res;
     net_tune(p->fds[i], param_int(PARAM_SOCKET_BUFSIZE));
-    sock_hello_t h = {.magic = BOOT_MAGIC_SOCK, .rank = a->rank, .channel = a->channel, .stream = i};
+    sock_hello_t h = {.magic = SOCK_MAGIC, .version = SOCK_VERSION, .rank = a->rank, .channel = a->channel,
+                      .stream = i};
     memcpy(h.secret, a->secret, 16);
     res = net_send_all(p->fds[i], &h, sizeof h, timeout);
     if (res != chorus_success) return res;
@@ -216,10 +233,14 @@ static chorus_result_t sock_recv_connect(conn_t *c, const tr_args_t *a, const vo
       return err_set(chorus_timeout, "sock: rank %d did not open its %d streams within %.0f s", a->peer, p->nsocks,
                      timeout);
     sock_hello_t h;
-    if (net_recv_all(fd, &h, sizeof h, 5.0) != chorus_success || h.magic != BOOT_MAGIC_SOCK ||
-        memcmp(h.secret, a->secret, 16) != 0 || h.rank != a->peer || h.channel != a->channel || h.stream < 0 ||
-        h.stream >= p->nsocks || p->fds[h.stream] >= 0) {
-      LOG_WARN_("SOCK", "rank %d: refused a connection that did not present the secret", a->rank);
+    char cut[160];
+    const char *why;
+    if (net_recv_all(fd, &h, sizeof h, 5.0) != chorus_success)
+      snprintf(cut, sizeof cut, "no complete hello (%s)", chorus_last_error()), why = cut;
+    else why = sock_hello_check(&h, sizeof h, a, p->nsocks, &h);
+    if (!why && p->fds[h.stream] >= 0) why = "a stream that is already open";
+    if (why) {
+      LOG_WARN_("SOCK", "rank %d: refused a connection for rank %d channel %d: %s", a->rank, a->peer, a->channel, why);
       close(fd);
       continue;
     }
@@ -243,7 +264,8 @@ static void sock_drain(conn_t *c, sock_priv_t *p) {
   if (!p->is_send || !ctrl || !p->streams[0].started) return;
   ring_t r = c->ring;
   uint32_t posted = __atomic_load_n(&ctrl->head, __ATOMIC_ACQUIRE);
-  if (!ring_passed(__atomic_load_n(&ctrl->tail, __ATOMIC_ACQUIRE), posted) && !ctrl->abort &&
+  if (!ring_passed(__atomic_load_n(&ctrl->tail, __ATOMIC_ACQUIRE), posted) &&
+      !__atomic_load_n(&ctrl->abort, __ATOMIC_ACQUIRE) &&
       !(r.stop && *r.stop)) {
     if (ring_wait_slow(&r, &ctrl->tail, &ctrl->tail_sleepers, posted, (double)param_int(PARAM_TIMEOUT)) != RING_OK)
       LOG_WARN_("SOCK", "connection to rank %d channel %d: closing with steps the peer has not taken", c->peer,
@@ -257,7 +279,7 @@ static void sock_free(conn_t *c) {
   sock_priv_t *p = c->priv;
   if (!p) return;
   sock_drain(c, p);
-  p->closing = 1;
+  __atomic_store_n(&p->closing, 1, __ATOMIC_SEQ_CST);
   if (p->mem) {
     ring_wake(&c->ring.ctrl->head);
     ring_wake(&c->ring.ctrl->tail);

@@ -67,7 +67,8 @@ static inline int ring_passed(uint32_t v, uint32_t target) { return (int32_t)(v 
 /* Producer: wait until slot `pos` is free, return it. */
 static inline ring_wait_t ring_wait_room(ring_t *r, void **slot, double timeout_s) {
   uint32_t need = r->pos - EXEC_NSTEPS + 1;
-  if (!ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), need) || r->ctrl->abort) {
+  if (!ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), need) ||
+      __atomic_load_n(&r->ctrl->abort, __ATOMIC_RELAXED)) {
     ring_wait_t w = ring_wait_slow(r, &r->ctrl->tail, &r->ctrl->tail_sleepers, need, timeout_s);
     if (w != RING_OK) return w;
   }

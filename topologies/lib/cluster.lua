@@ -118,7 +118,14 @@ end
 -- "spread" deals endpoints round robin, endpoint i on leaf i % leaves.
 -- o.prefix names the switches (several trees, e.g. one per rail, need
 -- different prefixes); o.spines_prefix lets trees share spines.
+-- A leaf needs at least one port: oversub must be above 0, leaf_ports at least 1.
+local function check_tree(o)
+  if not o.leaf_ports or o.leaf_ports < 1 then error("leaf_ports must be at least 1, not " .. tostring(o.leaf_ports), 3) end
+  if o.oversub ~= nil and not (o.oversub > 0) then error("oversub must be above 0, not " .. tostring(o.oversub), 3) end
+end
+
 function M.fat_tree(o)
+  check_tree(o)
   local eps = o.endpoints
   local ports = o.leaf_ports
   local up = math.max(1, math.ceil(ports / (o.oversub or 1)))
@@ -146,6 +153,7 @@ end
 -- under one spine layer. hosts is a list of { nics = {...} } as the host
 -- builders return.
 function M.rail_fat_tree(hosts, o)
+  check_tree(o)
   local rails = #hosts[1].nics
   local ports = o.leaf_ports
   local up = math.max(1, math.ceil(ports / (o.oversub or 1)))

@@ -11,6 +11,7 @@
 
 #include "comm.h"
 #include "hang.h"
+#include "tune.h"
 #include "kernels.h"
 
 _Static_assert(sizeof(boot_id_t) <= CHORUS_UNIQUE_ID_BYTES, "boot_id_t must fit in chorus_unique_id_t");
@@ -366,6 +367,7 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
 static chorus_result_t comm_release(chorus_comm_t *c) {
   hang_unregister(c);
   exec_workers_stop(c);
+  tune_destroy(c->tune);
   for (size_t i = 0; c->conns && i < (size_t)c->nranks * COMM_CONN_SLOTS * 2; i++) {
     conn_t *cn = c->conns[i];
     if (!cn) continue;

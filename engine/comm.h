@@ -104,6 +104,8 @@ struct chorus_comm {
   volatile size_t call_count;
   comm_where_t where[PLAN_MAX_CHANNELS];
   int hang_slot; /* index in hang.c's registry, -1 when not registered */
+  struct tune *tune; /* the model tuner, made at the first tuned call (NULL: rules) */
+  int tune_made;
   /* Streams that hold queued work for this communicator. */
   int inflight;
   pthread_cond_t idle;

@@ -388,6 +388,33 @@ static chorus_result_t check_call(chorus_comm_t *c, const call_t *k) {
   return chorus_success;
 }
 
+/* The tuner's candidates: planned and proved through the plan cache, not
+ * connected (only the chosen plan makes connections, in get_plan). */
+typedef struct {
+  chorus_comm_t *c;
+  chorus_coll_t coll;
+  int root;
+} cand_ctx_t;
+
+static chorus_result_t cand_plan(void *ctx, const char *algo, int nch, const plan_t **out) {
+  cand_ctx_t *x = ctx;
+  chorus_comm_t *c = x->c;
+  for (int i = 0; i < c->nmemo; i++) {
+    comm_memo_t *m = &c->memo[i];
+    if (m->coll == x->coll && m->root == x->root && m->nchannels == nch && !strcmp(m->algo, algo)) {
+      *out = m->plan;
+      return chorus_success;
+    }
+  }
+  planner_req_t req = {.algo = algo, .coll = x->coll, .nranks = c->nranks, .shape = &c->shape, .root = x->root,
+                       .nchannels = nch};
+  const char *dir = param_str(PARAM_ALGOS);
+  if (dir[0]) req.algos_dir = dir;
+  planner_err_t err;
+  chorus_result_t res = plan_cache_get(c->cache, &req, (int)param_int(PARAM_VERIFY), out, &err);
+  return res == chorus_success && (*out)->nchannels != nch ? chorus_invalid_argument : res;
+}
+
 static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   chorus_result_t res;
   uint32_t tag = call_tag(k, ++c->seq);
@@ -398,8 +425,21 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   size_t bytes = k->count * es * (size_t)(in_units > out_units ? in_units : out_units);
   char algo[64];
   int nch;
-  tune_select(k->coll, c->nranks, c->nlocal, bytes, algo, sizeof algo, &nch);
-  if (param_str(PARAM_ALGO)[0]) snprintf(algo, sizeof algo, "%s", param_str(PARAM_ALGO));
+  const char *env_algo = param_str(PARAM_ALGO);
+  int env_forced = env_algo[0] && !tune_algo_is_list(env_algo);
+  int modelled = 0;
+  if (!c->force_algo[0] && !env_forced) {
+    if (!c->tune_made) {
+      c->tune_made = 1;
+      c->tune = tune_create(c->nranks, c->nhosts, c->nlocal, c->host_of, c->step_bytes * EXEC_NSTEPS);
+    }
+    cand_ctx_t cx = {c, k->coll, plan_coll_rooted(k->coll) ? k->root : 0};
+    if (c->tune)
+      modelled = tune_model_select(c->tune, k->coll, k->count, k->dt, bytes, cand_plan, &cx, algo, sizeof algo,
+                                   &nch) == 0;
+  }
+  if (!modelled) tune_select(k->coll, c->nranks, c->nlocal, bytes, algo, sizeof algo, &nch);
+  if (env_forced) snprintf(algo, sizeof algo, "%s", env_algo);
   if (c->force_algo[0]) snprintf(algo, sizeof algo, "%s", c->force_algo);
   if (param_int(PARAM_NCHANNELS) > 0) nch = (int)param_int(PARAM_NCHANNELS);
   if (c->force_nchannels > 0) nch = c->force_nchannels;
@@ -410,7 +450,7 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   /* A chosen algorithm that declines the shape falls back to the default; a
    * forced one only when it does not implement this collective at all (as
    * with NCCL_ALGO: -a direct still lets the harness's own allreduce run). */
-  int forced = c->force_algo[0] || param_str(PARAM_ALGO)[0];
+  int forced = c->force_algo[0] || env_forced;
   int lacks = res != chorus_success && strstr(chorus_last_error(), "does not implement") != NULL;
   if (res != chorus_success && (!forced || lacks) && strcmp(algo, tune_fallback(k->coll)) != 0) {
     LOG_INFO_("TUNE", "%s for %s declined (%s); using %s", algo, chorus_coll_name(k->coll), chorus_last_error(),

@@ -38,6 +38,8 @@ typedef enum {
   PARAM_SOCKET_BUFSIZE,
   PARAM_HANG_DIR,
   PARAM_DEBUG_FILE,
+  PARAM_TUNER,
+  PARAM_TOPO,
   PARAM_COUNT
 } param_id_t;
 

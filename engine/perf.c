@@ -164,6 +164,8 @@ typedef struct {
   char *send, *recv;
   size_t sendcap, recvcap;
   FILE *csv;
+  char used_algo[64]; /* what the timed calls of the last point ran (not the bookkeeping allreduces) */
+  int used_nch;
   int failed;
 } rank_t;
 
@@ -283,6 +285,8 @@ static chorus_result_t run_point(rank_t *R, size_t count, int inplace, double *t
     if (res != chorus_success) return res;
   }
   double t = (now_us() - t0) / (o->iters > 0 ? o->iters : 1);
+  snprintf(R->used_algo, sizeof R->used_algo, "%s", comm_last_algo(R->comm));
+  R->used_nch = R->comm->last_nchannels;
   /* The slowest rank's time, and every rank's wrong elements. */
   double tmax;
   res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL);
@@ -322,8 +326,8 @@ static int run_rank(rank_t *R) {
            chorus_coll_name(o->coll), n, R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op),
            o->algo[0] ? o->algo : "auto", o->nchannels ? "fixed" : "auto", o->warmup, o->iters, kern_isa());
     printf("#%76s%32s\n", "out-of-place", "in-place");
-    printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "size", "count", "type", "redop", "root",
-           "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+    printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s  %s\n", "size", "count", "type", "redop", "root",
+           "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "algo/channels");
     printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "(B)", "(elements)", "", "", "", "(us)",
            "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
     fflush(stdout);
@@ -369,11 +373,12 @@ static int run_rank(rank_t *R) {
           npoints++;
           if (R->csv)
             fprintf(R->csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,%ld\n", chorus_coll_name(o->coll),
-                    comm_last_algo(R->comm)[0] ? comm_last_algo(R->comm) : "none", param_str(PARAM_PROTO), n,
+                    R->used_algo[0] ? R->used_algo : "none", param_str(PARAM_PROTO), n,
                     R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op), rooted ? o->root : -1, ip, bytes,
                     count, t[ip], algbw, busbw, wrong[ip]);
         }
-        printf("\n");
+        /* What ran (the tuner's choice unless -a/-c fixed it), as the table's last column. */
+        printf("  %s/%d\n", R->used_algo[0] ? R->used_algo : "-", R->used_nch);
         fflush(stdout);
         if (R->csv) fflush(R->csv);
       }

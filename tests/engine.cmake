@@ -72,3 +72,8 @@ set_tests_properties(netns_link_cut PROPERTIES LABELS "integration;netns" SKIP_R
 add_test(NAME debug_logs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/debug_logs.sh $<TARGET_FILE:chorus_cli>)
 set_tests_properties(debug_logs PROPERTIES LABELS "integration" TIMEOUT 120
   ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos")
+
+# The model tuner: its choice is chorus sim's fastest; lists, exclusions, rules, a bad topology, a bad algorithm.
+add_test(NAME tuner_model COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/tuner_model.sh $<TARGET_FILE:chorus_cli>)
+set_tests_properties(tuner_model PROPERTIES LABELS "integration" TIMEOUT 300
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies")

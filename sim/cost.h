@@ -1,0 +1,30 @@
+/* cost.h -- the simulator as a cost model: the one header of sim/ the engine
+ * includes (its tuner asks it for the predicted time of each candidate plan
+ * and takes the fastest, so that the engine's choice is the simulator's
+ * prediction). A cost model holds one loaded topology; each question replays
+ * a plan in event mode, as `chorus sim` would, with the engine's geometry. */
+#ifndef CHORUS_SIM_COST_H
+#define CHORUS_SIM_COST_H
+
+#include <stddef.h>
+
+#include "chorus.h"
+#include "plan.h"
+
+typedef struct sim_cost sim_cost_t;
+
+/* Load topology `file` (a path or a name in topologies/) with --set style
+ * `sets` ("" for none) for plans with the engine's `buffsize` bytes per
+ * connection. On failure *out is NULL and err says why (file:line). */
+chorus_result_t sim_cost_create(sim_cost_t **out, const char *file, const char *sets, size_t buffsize, char *err,
+                                size_t errlen);
+void sim_cost_destroy(sim_cost_t *c);
+
+/* Ranks the topology places. */
+int sim_cost_nranks(const sim_cost_t *c);
+
+/* Predicted seconds for one call of `count` elements of dt with plan p (as
+ * chorus perf counts them); negative, with err, when it cannot be replayed. */
+double sim_cost_time(sim_cost_t *c, const plan_t *p, size_t count, chorus_dtype_t dt, char *err, size_t errlen);
+
+#endif

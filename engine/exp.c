@@ -304,6 +304,13 @@ static int exp_load(exp_t *e, const char *path) {
   }
   for (int i = 0; i < e->nruns; i++) {
     exp_run_t *r = &e->runs[i];
+    /* A local testbed's topology is told the rank count (local-cpu.lua's
+     * `ranks`), unless the run sets it itself. */
+    if (e->testbed == TESTBED_LOCAL && strncmp(r->set, "ranks=", 6) && !strstr(r->set, ",ranks=")) {
+      char joined[512];
+      snprintf(joined, sizeof joined, "ranks=%d%s%.480s", r->nranks, r->set[0] ? "," : "", r->set);
+      snprintf(r->set, sizeof r->set, "%s", joined);
+    }
     if (e->testbed == TESTBED_NETNS && r->nranks != e->hosts * e->ppn && r->measure) {
       fprintf(stderr, "chorus exp: %s: run %d has %d ranks, the testbed %d hosts x %d\n", path, i + 1, r->nranks,
               e->hosts, e->ppn);
@@ -609,9 +616,23 @@ static double crossover(const size_t *bytes, const double *a, const double *b, i
   return 0;
 }
 
-/* Runs that differ only in algorithm form a group. */
+/* Runs that differ only in algorithm or channels form a group. */
 static int same_group(const exp_run_t *x, const exp_run_t *y) {
-  return !strcmp(x->coll, y->coll) && x->nranks == y->nranks && x->channels == y->channels && !strcmp(x->set, y->set);
+  return !strcmp(x->coll, y->coll) && x->nranks == y->nranks && !strcmp(x->set, y->set);
+}
+
+/* A run's name inside its group: the algorithm, with the channels when the
+ * group has runs of other channel counts. */
+static const char *member_name(const exp_t *e, const exp_run_t *r) {
+  static char buf[4][96];
+  static int next;
+  char *b = buf[next++ % 4];
+  int mixed = 0;
+  for (int i = 0; i < e->nruns; i++)
+    if (same_group(&e->runs[i], r) && e->runs[i].channels != r->channels) mixed = 1;
+  if (mixed) snprintf(b, sizeof buf[0], "%s/c%d", r->algo, r->channels);
+  else snprintf(b, sizeof buf[0], "%s", r->algo);
+  return b;
 }
 
 static void write_crossovers(const exp_t *e, const exp_points_t *pts, FILE *csv, FILE *md) {
@@ -627,7 +648,8 @@ static void write_crossovers(const exp_t *e, const exp_points_t *pts, FILE *csv,
                      : 0;
       if (!p && !m) continue;
       double ratio = p > 0 && m > 0 ? p / m : NAN;
-      fprintf(csv, "%s,%d,%s,%s,%s,%.0f,%.0f,%.3f\n", a->coll, a->nranks, csv_set(a->set), a->algo, b->algo, m, p, ratio);
+      fprintf(csv, "%s,%d,%s,%s,%s,%.0f,%.0f,%.3f\n", a->coll, a->nranks, csv_set(a->set), member_name(e, a),
+              member_name(e, b), m, p, ratio);
       if (!any) {
         fprintf(md, "\n## Crossovers\n\nSizes where the faster of two algorithms changes (interpolated; 0: none in "
                     "range).\n\n| collective | ranks | set | algorithms | measured (B) | predicted (B) | "
@@ -635,10 +657,10 @@ static void write_crossovers(const exp_t *e, const exp_points_t *pts, FILE *csv,
         printf("\ncrossovers (where the faster algorithm changes):\n");
         any = 1;
       }
-      fprintf(md, "| %s | %d | %s | %s / %s | %.0f | %.0f | %.2f |\n", a->coll, a->nranks, a->set, a->algo, b->algo,
-              m, p, ratio);
-      printf("  %s n=%d %s: %s vs %s: measured %.0f B, predicted %.0f B%s\n", a->coll, a->nranks, a->set, a->algo,
-             b->algo, m, p, isnan(ratio) ? "" : (ratio < 0.5 || ratio > 2 ? "  (off by more than 2x)" : "  (within 2x)"));
+      fprintf(md, "| %s | %d | %s | %s / %s | %.0f | %.0f | %.2f |\n", a->coll, a->nranks, a->set,
+              member_name(e, a), member_name(e, b), m, p, ratio);
+      printf("  %s n=%d %s: %s vs %s: measured %.0f B, predicted %.0f B%s\n", a->coll, a->nranks, a->set,
+             member_name(e, a), member_name(e, b), m, p, isnan(ratio) ? "" : (ratio < 0.5 || ratio > 2 ? "  (off by more than 2x)" : "  (within 2x)"));
     }
 }
 
@@ -690,11 +712,11 @@ static void write_plots(const exp_t *e, const exp_points_t *pts, const char *out
           if (kind == 0) {
             if (pts[members[m]].measured)
               fprintf(gp, "%s'raw/%s.dat' using 1:2 with linespoints lt %d dt 1 title '%s measured'", sep, x->label,
-                      m + 1, x->algo), sep = ", ";
+                      m + 1, member_name(e, x)), sep = ", ";
             fprintf(gp, "%s'raw/%s.dat' using 1:3 with linespoints lt %d dt 2 title '%s predicted'", sep, x->label,
-                    m + 1, x->algo);
+                    m + 1, member_name(e, x));
           } else if (pts[members[m]].measured) {
-            fprintf(gp, "%s'raw/%s.dat' using 1:4 with linespoints lt %d title '%s'", sep, x->label, m + 1, x->algo);
+            fprintf(gp, "%s'raw/%s.dat' using 1:4 with linespoints lt %d title '%s'", sep, x->label, m + 1, member_name(e, x));
           }
         }
         fprintf(gp, "\n");

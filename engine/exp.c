@@ -35,7 +35,7 @@
 typedef enum { TESTBED_NONE, TESTBED_LOCAL, TESTBED_NETNS } testbed_t;
 
 typedef struct {
-  char coll[32], algo[64], set[512], label[160];
+  char coll[32], algo[64], set[512], label[160], model[16];
   int nranks, channels, measure;
 } exp_run_t;
 
@@ -182,11 +182,14 @@ static int read_run(lua_State *L, exp_t *e, const exp_run_t *base, int index) {
       get_text(L, t, e, "algo", base->algo, r.algo, sizeof r.algo) ||
       get_text(L, t, e, "set", base->set, r.set, sizeof r.set) ||
       get_text(L, t, e, "label", "", r.label, sizeof r.label) ||
+      get_text(L, t, e, "model", "", r.model, sizeof r.model) ||
       get_int(L, t, e, "ranks", base->nranks, 1, 1 << 20, &r.nranks) ||
       get_int(L, t, e, "channels", base->channels, 0, 32, &r.channels) ||
       get_int(L, t, e, "measure", base->measure, 0, 1, &r.measure) || check_coll(e, field, r.coll))
     return -1;
   if (!r.algo[0]) return fail_field(e, field, "has no algo");
+  if (r.model[0] && strcmp(r.model, "event") && strcmp(r.model, "analytic"))
+    return fail_field(e, field, "has model '%s': event or analytic", r.model);
   if (r.nranks < 1) return fail_field(e, field, "has no ranks");
   return add_run(e, &r);
 }
@@ -459,7 +462,8 @@ static int predict(const exp_t *e, const exp_run_t *r, const char *topo, const c
   argv[k++] = (char *)"-e", argv[k++] = (char *)e->maxb;
   argv[k++] = (char *)"-f", argv[k++] = (char *)e->factor;
   argv[k++] = (char *)"-d", argv[k++] = (char *)e->dtype;
-  if (r->nranks > 2048) argv[k++] = (char *)"--model", argv[k++] = (char *)"analytic";
+  if (r->model[0]) argv[k++] = (char *)"--model", argv[k++] = (char *)r->model;
+  else if (r->nranks > 2048) argv[k++] = (char *)"--model", argv[k++] = (char *)"analytic";
   argv[k++] = (char *)"--csv", argv[k++] = (char *)csv;
   argv[k] = NULL;
   return run_child(argv, log, NULL);

@@ -36,6 +36,7 @@ struct sock_priv {
   sock_stream_t streams[SOCK_MAX_STREAMS];
   uint8_t done[EXEC_NSTEPS];
   volatile int closing; /* set by sock_free, read by the proxies: atomic accesses */
+  int eofs;             /* receiving streams that reached end-of-file (atomic) */
   int is_send;
   conn_t *conn;
 };
@@ -143,9 +144,15 @@ static void *recv_main(void *arg) {
     do n = recv(fd, &meta, sizeof meta, MSG_WAITALL);
     while (n < 0 && errno == EINTR);
     if (n == 0) { /* end-of-file between steps: the peer destroyed its communicator */
-      if (!__atomic_load_n(&p->closing, __ATOMIC_ACQUIRE))
-        LOG_INFO_("SOCK", "rank %d channel %d closed its connection", p->conn->peer, p->conn->channel);
-      ring_abort(ctrl, 3);
+      /* Only when every stream has ended can no step still be on its way:
+       * the other streams may yet deliver steps posted before this one's
+       * end (CI lost a 4 MiB message when the first stream's end aborted
+       * the ring). */
+      if (__atomic_add_fetch(&p->eofs, 1, __ATOMIC_ACQ_REL) == p->nsocks) {
+        if (!__atomic_load_n(&p->closing, __ATOMIC_ACQUIRE))
+          LOG_INFO_("SOCK", "rank %d channel %d closed its connection", p->conn->peer, p->conn->channel);
+        ring_abort(ctrl, 3);
+      }
       return NULL;
     }
     if (n != (ssize_t)sizeof meta &&

@@ -205,13 +205,14 @@ static void mismatched_calls_fail_on_every_rank(void) {
   }
 }
 
-/* Processes: rank 2 is killed while all ranks loop on 4 MiB allreduces. */
+/* Processes: rank 2 is killed while all ranks loop on 4 MiB allreduces;
+ * the survivors fail in time, then form a new communicator and use it. */
 static void killed_peer_makes_every_rank_fail_in_time(void) {
   enum { N = 3 };
   /* Fork before the bootstrap root thread exists (a fork while it holds a
    * lock can hang the child): rank 0 makes the id and pipes it on. */
-  int idpipe[2];
-  CHECK_TRUE(pipe(idpipe) == 0);
+  int idpipe[2], again[2]; /* again: survivor 0 hands survivor 1 the id of a new communicator */
+  CHECK_TRUE(pipe(idpipe) == 0 && pipe(again) == 0);
   pid_t pids[N];
   for (int r = 0; r < N; r++) {
     pids[r] = fork();
@@ -236,7 +237,24 @@ static void killed_peer_makes_every_rank_fail_in_time(void) {
           /* The failed communicator keeps saying why. */
           chorus_result_t e;
           chorus_comm_get_async_error(c, &e);
-          _exit(e != chorus_success && chorus_comm_error_string(c)[0] ? 0 : 3);
+          if (e == chorus_success || !chorus_comm_error_string(c)[0]) _exit(3);
+          chorus_comm_destroy(c);
+          /* The survivors form a new communicator of two and compute with it. */
+          chorus_unique_id_t id2;
+          if (r == 0) {
+            if (chorus_get_unique_id(&id2) != chorus_success ||
+                write(again[1], &id2, sizeof id2) != (ssize_t)sizeof id2)
+              _exit(5);
+          } else if (read(again[0], &id2, sizeof id2) != (ssize_t)sizeof id2) {
+            _exit(5);
+          }
+          chorus_comm_t *c2;
+          if (chorus_comm_init_rank(&c2, 2, id2, r) != chorus_success) _exit(6);
+          float x = (float)(r + 1), y = 0;
+          if (chorus_run_allreduce(&x, &y, 1, chorus_float32, chorus_sum, c2, NULL) != chorus_success || y != 3.0f)
+            _exit(7);
+          chorus_comm_destroy(c2);
+          _exit(0);
         }
       }
       _exit(4);
@@ -244,6 +262,8 @@ static void killed_peer_makes_every_rank_fail_in_time(void) {
   }
   close(idpipe[0]);
   close(idpipe[1]);
+  close(again[0]);
+  close(again[1]);
   usleep(1500 * 1000);
   kill(pids[2], SIGKILL);
   double t0 = 0;

@@ -76,7 +76,7 @@ set key left top
 set xlabel 'size (bytes)'
 set ylabel 'busbw (GB/s)'
 unset logscale y
-plot 'raw/allreduce-ring-n512-nodes_64_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n512-nodes_64_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n512-nodes_64_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n512-nodes_64_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted'
 
 set terminal svg dynamic size 900,560
 set output 'group4-busbw.svg'
@@ -87,7 +87,7 @@ set key left top
 set xlabel 'size (bytes)'
 set ylabel 'busbw (GB/s)'
 unset logscale y
-plot 'raw/allreduce-ring-n512-nodes_64_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n512-nodes_64_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n512-nodes_64_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n512-nodes_64_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted'
 
 set terminal png size 900,560
 set output 'group5-busbw.png'
@@ -98,7 +98,7 @@ set key left top
 set xlabel 'size (bytes)'
 set ylabel 'busbw (GB/s)'
 unset logscale y
-plot 'raw/allreduce-ring-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted'
 
 set terminal svg dynamic size 900,560
 set output 'group5-busbw.svg'
@@ -109,7 +109,7 @@ set key left top
 set xlabel 'size (bytes)'
 set ylabel 'busbw (GB/s)'
 unset logscale y
-plot 'raw/allreduce-ring-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted'
 
 set terminal png size 900,560
 set output 'group6-busbw.png'
@@ -230,7 +230,7 @@ set key left top
 set xlabel 'size (bytes)'
 set ylabel 'busbw (GB/s)'
 unset logscale y
-plot 'raw/allreduce-ring-n512-nodes_64_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n512-nodes_64_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n512-nodes_64_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n512-nodes_64_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted'
 
 set terminal svg dynamic size 900,560
 set output 'group11-busbw.svg'
@@ -241,7 +241,7 @@ set key left top
 set xlabel 'size (bytes)'
 set ylabel 'busbw (GB/s)'
 unset logscale y
-plot 'raw/allreduce-ring-n512-nodes_64_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n512-nodes_64_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n512-nodes_64_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n512-nodes_64_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted'
 
 set terminal png size 900,560
 set output 'group12-busbw.png'
@@ -252,7 +252,7 @@ set key left top
 set xlabel 'size (bytes)'
 set ylabel 'busbw (GB/s)'
 unset logscale y
-plot 'raw/allreduce-ring-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted'
 
 set terminal svg dynamic size 900,560
 set output 'group12-busbw.svg'
@@ -263,7 +263,7 @@ set key left top
 set xlabel 'size (bytes)'
 set ylabel 'busbw (GB/s)'
 unset logscale y
-plot 'raw/allreduce-ring-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted'
 
 set terminal png size 900,560
 set output 'group13-busbw.png'

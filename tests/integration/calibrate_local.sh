@@ -8,8 +8,11 @@ dir=$(mktemp -d /tmp/chorus_cal_XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$chorus" calibrate -n 2 --sizes 8:1M --repeats 3 --out "$dir/cal.lua" --csv "$dir/cal.csv" >"$dir/out" 2>&1 ||
-  { cat "$dir/out"; fail "chorus calibrate exited $?"; }
+# Up to 4 MiB: with a 1 MiB top a loaded ASan run in CI once measured no
+# growth of time with size at all, and the fit rightly refused.
+rc=0
+"$chorus" calibrate -n 2 --sizes 8:4M --repeats 3 --out "$dir/cal.lua" --csv "$dir/cal.csv" >"$dir/out" 2>&1 || rc=$?
+[ $rc -eq 0 ] || { cat "$dir/out"; fail "chorus calibrate exited $rc"; }
 cat "$dir/out"
 grep -q "^# shm: alpha .* R^2 .* max residual" "$dir/out" || fail "no shm fit line in the report"
 grep -q "^  copy_bw " "$dir/out" || fail "no copy_bw in the report"
@@ -20,7 +23,7 @@ for p in copy_bw reduce_bw op_overhead step_lat; do
   grep -q "^  $p *= \"" "$dir/cal.lua" || fail "the written topology lacks $p"
 done
 [ "$(head -1 "$dir/cal.csv")" = "quantity,peer,size_bytes,iters,repeat,value,unit" ] || fail "csv header"
-[ "$(grep -c '^shm_pingpong,1,' "$dir/cal.csv")" = 54 ] || fail "csv: expected 18 sizes x 3 repeats of shm samples"
+[ "$(grep -c '^shm_pingpong,1,' "$dir/cal.csv")" = 60 ] || fail "csv: expected 20 sizes x 3 repeats of shm samples"
 
 "$chorus" sim allreduce --topo "$dir/cal.lua" -n 2 -b 1M -e 1M >"$dir/sim" 2>&1 ||
   { cat "$dir/sim"; fail "chorus sim could not use the written topology"; }

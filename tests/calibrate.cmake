@@ -6,7 +6,10 @@ target_include_directories(test_fit PRIVATE ${PROJECT_SOURCE_DIR}/engine)
 
 add_test(NAME calibrate_local
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/calibrate_local.sh $<TARGET_FILE:chorus_cli>)
-set_tests_properties(calibrate_local PROPERTIES LABELS "integration" TIMEOUT 120
+# A measurement: alone (RUN_SERIAL), and not under ASan, where a loaded CI run
+# twice measured ping-pong times that did not grow with size (the fit then
+# refuses, rightly). The gcc suite runs it; the fit itself is test_fit's.
+set_tests_properties(calibrate_local PROPERTIES LABELS "integration;nosan" TIMEOUT 120 RUN_SERIAL TRUE
   ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies")
 
 add_test(NAME calibrate_netns

@@ -111,12 +111,11 @@ void param_list(FILE *f) {
             from_env[i] ? "(env)" : "(default)", defs[i].help);
 }
 
-/* Whether subsys is in the comma list (exact names). */
-static int in_list(const char *list, const char *subsys) {
-  size_t n = strlen(subsys);
+int param_in_list(const char *list, const char *name) {
+  size_t n = strlen(name);
   for (const char *p = list; *p;) {
     size_t len = strcspn(p, ",");
-    if (len == n && !strncmp(p, subsys, n)) return 1;
+    if (len == n && !strncmp(p, name, n)) return 1;
     p += len;
     if (*p == ',') p++;
   }
@@ -128,7 +127,7 @@ int log_enabled(log_level_t lvl, const char *subsys) {
   if (lvl > level) return 0;
   const char *want = values[PARAM_DEBUG_SUBSYS];
   if (!want[0] || lvl == LOG_WARN) return 1;
-  return want[0] == '^' ? !in_list(want + 1, subsys) : in_list(want, subsys);
+  return want[0] == '^' ? !param_in_list(want + 1, subsys) : param_in_list(want, subsys);
 }
 
 static _Thread_local int log_rank = -1;

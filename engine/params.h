@@ -60,6 +60,10 @@ const param_def_t *param_def(param_id_t id);
 long param_int(param_id_t id);
 const char *param_str(param_id_t id);
 
+/* Whether name is one of the comma-separated names of list (exact match);
+ * CHORUS_DEBUG_SUBSYS and CHORUS_ALGO lists use it. */
+int param_in_list(const char *list, const char *name);
+
 /* Print every setting with its value and where it came from (`chorus doctor`). */
 void param_list(FILE *f);
 

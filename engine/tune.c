@@ -16,6 +16,14 @@
 #define TUNE_SMALL (32u << 10)
 #define TUNE_TWO_CHANNELS (1u << 20)
 
+/* sysconf reads a /sys file: once, not per call; atomic, ranks may be threads. */
+static long online_cores(void) {
+  static long once;
+  long cores = __atomic_load_n(&once, __ATOMIC_RELAXED);
+  if (!cores) __atomic_store_n(&once, cores = sysconf(_SC_NPROCESSORS_ONLN), __ATOMIC_RELAXED);
+  return cores;
+}
+
 void tune_select(chorus_coll_t coll, int nranks, int nlocal, size_t bytes, char *algo, size_t len, int *nchannels) {
   const char *a = "ring";
   switch (coll) {
@@ -29,9 +37,7 @@ void tune_select(chorus_coll_t coll, int nranks, int nlocal, size_t bytes, char 
   /* A second channel is a second thread per rank: it pays only when every
    * rank of this host has a core for it (measured: on 2 cores with 2 ranks,
    * 2 channels lose up to 3x at 256 KiB and gain nothing at 64 MiB). */
-  static long cores_once; /* sysconf reads a /sys file: once, not per call; atomic, ranks may be threads */
-  long cores = __atomic_load_n(&cores_once, __ATOMIC_RELAXED);
-  if (!cores) __atomic_store_n(&cores_once, cores = sysconf(_SC_NPROCESSORS_ONLN), __ATOMIC_RELAXED);
+  long cores = online_cores();
   *nchannels = bytes >= TUNE_TWO_CHANNELS && cores >= 2L * nlocal ? 2 : 1;
 }
 
@@ -58,22 +64,11 @@ struct tune {
   int ncache;
 };
 
-static int in_list(const char *list, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = list; *p;) {
-    size_t len = strcspn(p, ",");
-    if (len == n && !strncmp(p, name, n)) return 1;
-    p += len;
-    if (*p == ',') p++;
-  }
-  return 0;
-}
-
 int tune_algo_is_list(const char *value) { return value[0] == '^' || strchr(value, ',') != NULL; }
 
 int tune_algo_allowed(const char *value, const char *algo) {
   if (!value[0]) return 1;
-  return value[0] == '^' ? !in_list(value + 1, algo) : in_list(value, algo);
+  return value[0] == '^' ? !param_in_list(value + 1, algo) : param_in_list(value, algo);
 }
 
 tune_t *tune_create(int nranks, int nhosts, int nlocal, const int *host_of, size_t buffsize) {
@@ -135,9 +130,7 @@ int tune_model_select(tune_t *t, chorus_coll_t coll, size_t count, chorus_dtype_
       return 0;
     }
   }
-  static long cores_once;
-  long cores = __atomic_load_n(&cores_once, __ATOMIC_RELAXED);
-  if (!cores) __atomic_store_n(&cores_once, cores = sysconf(_SC_NPROCESSORS_ONLN), __ATOMIC_RELAXED);
+  long cores = online_cores();
   int maxch = cores >= 2L * t->nlocal ? 2 : 1;
   const char *allow = param_str(PARAM_ALGO);
   double best = INFINITY;

@@ -16,11 +16,17 @@ endif()
 set(fuzz_includes ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/engine/transport ${PROJECT_SOURCE_DIR}/plan
   ${PROJECT_SOURCE_DIR}/sim ${fuzz_dir})
 
+# Seeds: the binary corpus for the wire formats; the shipped scripts
+# themselves for the two Lua loaders (no copies to drift).
+set(fuzz_seeds_bootstrap ${fuzz_dir}/corpus/bootstrap)
+set(fuzz_seeds_sockframe ${fuzz_dir}/corpus/sockframe)
+set(fuzz_seeds_algo ${PROJECT_SOURCE_DIR}/algos)
+set(fuzz_seeds_topo ${PROJECT_SOURCE_DIR}/topologies)
 foreach(t ${fuzz_targets})
   add_executable(fuzz_replay_${t} ${fuzz_dir}/fuzz_${t}.c ${fuzz_dir}/replay_main.c)
   target_include_directories(fuzz_replay_${t} PRIVATE ${fuzz_includes})
   target_link_libraries(fuzz_replay_${t} PRIVATE ${fuzz_libs_${t}})
-  add_test(NAME fuzz_regress_${t} COMMAND fuzz_replay_${t} ${fuzz_dir}/corpus/${t} ${fuzz_dir}/regress/${t})
+  add_test(NAME fuzz_regress_${t} COMMAND fuzz_replay_${t} ${fuzz_seeds_${t}} ${fuzz_dir}/regress/${t})
   set_tests_properties(fuzz_regress_${t} PROPERTIES LABELS "fuzz;unit" TIMEOUT 600
     ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies")
   if(CHORUS_FUZZ)

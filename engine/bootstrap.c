@@ -308,42 +308,49 @@ chorus_result_t boot_send(boot_t *b, int peer, uint32_t tag, const void *data, s
   return res;
 }
 
-static int take_pending(boot_t *b, int peer, uint32_t tag, void *data, size_t *len) {
+static int take_pending(boot_t *b, int peer, uint32_t tag, int *from, void *data, size_t *len) {
   for (pending_t **pp = &b->queue; *pp; pp = &(*pp)->next) {
     pending_t *p = *pp;
-    if (p->from != peer || p->tag != tag) continue;
+    if ((peer >= 0 && p->from != peer) || p->tag != tag) continue;
     *pp = p->next;
     size_t n = p->len < *len ? p->len : *len;
     memcpy(data, p->data, n);
     *len = p->len;
+    if (from) *from = p->from;
     free(p);
     return 1;
   }
   return 0;
 }
 
-chorus_result_t boot_recv(boot_t *b, int peer, uint32_t tag, void *data, size_t *len, double timeout_s) {
+/* peer -1: from any rank. Accepts what is already queued on the listener
+ * even when the time is up, so a short timeout still sees sent messages. */
+static chorus_result_t take(boot_t *b, int peer, uint32_t tag, int *from, void *data, size_t *len, double timeout_s) {
   chorus_result_t res = chorus_success;
   pthread_mutex_lock(&b->lock);
   double deadline = tr_now() + timeout_s;
-  while (!take_pending(b, peer, tag, data, len)) {
+  int late = 0;
+  while (!take_pending(b, peer, tag, from, data, len)) {
     double left = deadline - tr_now();
     int fd;
-    if (left <= 0 || net_accept(b->lfd, left, &fd) != chorus_success) {
-      res = err_set(chorus_timeout, "rank %d: no setup message %#x from rank %d within %.0f s", b->rank, tag, peer,
-                    timeout_s);
+    if ((left <= 0 && late++) || net_accept(b->lfd, left > 1e-3 ? left : 1e-3, &fd) != chorus_success) {
+      if (peer >= 0)
+        res = err_set(chorus_timeout, "rank %d: no setup message %#x from rank %d within %.0f s", b->rank, tag, peer,
+                      timeout_s);
+      else
+        res = err_set(chorus_timeout, "rank %d: no message %#x within %.1f s", b->rank, tag, timeout_s);
       break;
     }
     boot_msg_hdr_t h;
-    char from[64];
-    peer_str(fd, from, sizeof from);
+    char who[64];
+    peer_str(fd, who, sizeof who);
     char cut[160];
     const char *why;
     if (net_recv_all(fd, &h, sizeof h, 5.0) != chorus_success)
       snprintf(cut, sizeof cut, "no complete header (%s)", chorus_last_error()), why = cut;
     else why = boot_msg_hdr_check(&h, sizeof h, b->secret, b->nranks, &h);
     if (why) {
-      LOG_WARN_("BOOT", "rank %d: refused a connection from %s: %s", b->rank, from, why);
+      LOG_WARN_("BOOT", "rank %d: refused a connection from %s: %s", b->rank, who, why);
       close(fd);
       continue;
     }
@@ -368,4 +375,12 @@ chorus_result_t boot_recv(boot_t *b, int peer, uint32_t tag, void *data, size_t 
   }
   pthread_mutex_unlock(&b->lock);
   return res;
+}
+
+chorus_result_t boot_recv(boot_t *b, int peer, uint32_t tag, void *data, size_t *len, double timeout_s) {
+  return take(b, peer, tag, NULL, data, len, timeout_s);
+}
+
+chorus_result_t boot_recv_any(boot_t *b, uint32_t tag, int *from, void *data, size_t *len, double timeout_s) {
+  return take(b, -1, tag, from, data, len, timeout_s);
 }

@@ -58,5 +58,7 @@ chorus_result_t boot_send(boot_t *b, int peer, uint32_t tag, const void *data, s
 /* The message with (peer, tag), waiting at most timeout_s; others that
  * arrive meanwhile are kept for later calls. *len: capacity in, size out. */
 chorus_result_t boot_recv(boot_t *b, int peer, uint32_t tag, void *data, size_t *len, double timeout_s);
+/* The first message with `tag` from any rank (its rank in *from). */
+chorus_result_t boot_recv_any(boot_t *b, uint32_t tag, int *from, void *data, size_t *len, double timeout_s);
 
 #endif

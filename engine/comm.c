@@ -30,7 +30,10 @@ chorus_result_t comm_fail(chorus_comm_t *c, chorus_result_t r, const char *fmt, 
   c->stop = 1;
   /* Abort every connection: peers waiting on this rank fail now, not at their timeout. */
   for (size_t i = 0; c->conns && i < (size_t)c->nranks * COMM_CONN_SLOTS * 2; i++)
-    if (c->conns[i] && c->conns[i]->ring.ctrl) ring_abort(c->conns[i]->ring.ctrl, 1);
+    if (c->conns[i] && c->conns[i]->ring.ctrl) {
+      ring_abort(c->conns[i]->ring.ctrl, 1);
+      if (c->conns[i]->tr && c->conns[i]->tr->abort) c->conns[i]->tr->abort(c->conns[i]);
+    }
   return r;
 }
 

@@ -64,6 +64,17 @@ typedef struct {
   conn_t *volatile conn_in, *volatile conn_out;
 } comm_where_t;
 
+/* What one collective call was, as every rank must make it: the step tag
+ * hashes all of it, and a mismatch report shows it. */
+typedef struct {
+  uint32_t seq, tag;
+  int32_t coll, dt, op, root, nchannels;
+  uint64_t count;
+  char algo[64];
+} comm_desc_t;
+
+#define COMM_HIST 16 /* calls remembered, to answer a peer that is behind */
+
 struct chorus_comm {
   int rank, nranks;
   boot_t *boot;
@@ -99,6 +110,7 @@ struct chorus_comm {
   int force_nchannels;
   char last_algo[64];
   int last_nchannels;
+  comm_desc_t hist[COMM_HIST]; /* the last calls, hist[seq % COMM_HIST] */
   /* What the running call is, and each channel's op: for hang reports. */
   volatile int call_active, call_kind, call_coll, connecting;
   volatile size_t call_count;

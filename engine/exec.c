@@ -8,7 +8,8 @@
  * ce = min(chunk_bytes, roundup64(ceil(part / k))) / elsize. A chunk moves as
  * at most EXEC_STEPS_PER_CHUNK steps (pieces of at least EXEC_MIN_STEP bytes
  * when it is large enough). Every step carries the call's tag, so a rank that
- * made a different call is noticed at its first step. */
+ * made a different call is noticed at its first step (and mismatch.c tells
+ * every rank both calls). */
 #include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -21,6 +22,7 @@
 #include "comm.h"
 #include "hang.h"
 #include "kernels.h"
+#include "mismatch.h"
 #include "tune.h"
 #include "verify.h"
 
@@ -33,7 +35,8 @@ struct exec_job {
   const char *in;
   char *out;
   size_t count, es, chan_elems, ce_max;
-  uint32_t tag;
+  uint32_t tag; /* desc.tag */
+  comm_desc_t desc;
   double timeout;
   chorus_result_t res[PLAN_MAX_CHANNELS];
 };
@@ -45,26 +48,6 @@ static void pfutex_wait(uint32_t *w, uint32_t v) {
   syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
 }
 static void pfutex_wake(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0); }
-
-/* --- tags --- */
-
-static uint32_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return (uint32_t)h;
-}
-
-static uint32_t call_tag(const call_t *k, uint32_t seq) {
-  uint64_t h = mix(0x43484f52u, seq);
-  h = mix(h, (uint64_t)k->coll);
-  h = mix(h, k->count);
-  h = mix(h, (uint64_t)k->dt);
-  if (plan_coll_reduces(k->coll)) h = mix(h, (uint64_t)k->op);
-  if (plan_coll_rooted(k->coll)) h = mix(h, (uint64_t)k->root);
-  return (uint32_t)h;
-}
 
 /* --- one channel --- */
 
@@ -85,6 +68,8 @@ static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, co
   if (w != RING_STOPPED) hang_dump(c, w == RING_TIMEOUT ? "timeout" : "peer-failed");
   switch (w) {
   case RING_ABORTED:
+    /* A peer that saw a step of another call tells this rank both calls. */
+    if (mismatch_listen(c)) return c->error;
     return comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d failed or aborted while this rank %s it",
                      c->rank, x->ch, cn->peer, what);
   case RING_PEER_DEAD:
@@ -163,7 +148,7 @@ static chorus_result_t op_recv(chan_t *x, conn_t *in, conn_t *out, const char *s
     uint64_t meta;
     ring_wait_t w = ring_wait_data(&in->ring, &islot, &meta, j->timeout);
     if (w != RING_OK) return wait_error(x, w, in, "received from");
-    if ((uint32_t)(meta >> 32) != j->tag) return mismatch(x, in, "a step of another call arrived");
+    if ((uint32_t)(meta >> 32) != j->tag) return mismatch_report(x->j->comm, x->ch, in->peer, &j->desc, (uint32_t)(meta >> 32));
     uint32_t flags = (uint32_t)meta;
     size_t n = flags & ~RING_MORE;
     if (off + n > cap || n % j->es) return mismatch(x, in, "more data arrived than this rank's chunk holds");
@@ -417,7 +402,7 @@ static chorus_result_t cand_plan(void *ctx, const char *algo, int nch, const pla
 
 static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   chorus_result_t res;
-  uint32_t tag = call_tag(k, ++c->seq);
+  ++c->seq;
   if (!k->count) return chorus_success;
   size_t es = chorus_dtype_size(k->dt);
   int in_units, out_units;
@@ -465,7 +450,15 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   c->last_nchannels = p->nchannels;
 
   exec_job_t j = {.comm = c, .plan = p, .call = k, .in = k->sendbuf, .out = k->recvbuf, .count = k->count,
-                  .es = es, .tag = tag, .timeout = (double)param_int(PARAM_TIMEOUT)};
+                  .es = es, .timeout = (double)param_int(PARAM_TIMEOUT)};
+  /* The tag covers the algorithm and channels too: ranks that chose
+   * differently (CHORUS_ALGO set on one host only) fail, never mix plans. */
+  j.desc = (comm_desc_t){.coll = k->coll, .dt = k->dt, .count = k->count, .nchannels = p->nchannels,
+                         .op = plan_coll_reduces(k->coll) ? (int32_t)k->op : -1,
+                         .root = plan_coll_rooted(k->coll) ? k->root : -1};
+  snprintf(j.desc.algo, sizeof j.desc.algo, "%s", algo);
+  mismatch_record(c, &j.desc);
+  j.tag = j.desc.tag;
   j.ce_max = c->chunk_bytes / es;
   size_t per = (k->count + p->nchannels - 1) / p->nchannels * es;
   per = (per + EXEC_ALIGN - 1) & ~(size_t)(EXEC_ALIGN - 1);
@@ -546,7 +539,7 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
     o->buf = is_send ? (char *)k->sendbuf : k->recvbuf;
     o->bytes = k->count * chorus_dtype_size(k->dt);
     uint32_t seq = is_send ? ++c->p2p_sent[k->root] : ++c->p2p_recvd[k->root];
-    o->tag = mix(mix(0x50325000u, seq), o->bytes);
+    o->tag = tag_mix(tag_mix(0x50325000u, seq), o->bytes);
     o->prev = -1;
     for (int q = m - 1; q >= 0 && o->prev < 0; q--)
       if (ops[q].conn == o->conn) o->prev = q;

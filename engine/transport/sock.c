@@ -303,11 +303,22 @@ static void sock_free(conn_t *c) {
   c->priv = NULL;
 }
 
+/* This end failed: end every stream now, so the peer's proxies see the end
+ * and its waits fail at once, not at their timeout (a local abort alone
+ * stays local: the peer's ring is in its own memory). The proxies and fds
+ * stay until sock_free. */
+static void sock_abort(conn_t *c) {
+  sock_priv_t *p = c->priv;
+  for (int i = 0; p && i < SOCK_MAX_STREAMS; i++)
+    if (p->fds[i] >= 0) shutdown(p->fds[i], SHUT_RDWR);
+}
+
 const transport_t sock_transport = {
     .name = "socket",
     .send_setup = sock_send_setup,
     .recv_setup = sock_recv_setup,
     .send_connect = sock_send_connect,
     .recv_connect = sock_recv_connect,
+    .abort = sock_abort,
     .free = sock_free,
 };

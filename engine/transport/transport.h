@@ -125,6 +125,9 @@ typedef struct {
   chorus_result_t (*recv_setup)(conn_t *c, const tr_args_t *a, void *desc, size_t *len);
   chorus_result_t (*send_connect)(conn_t *c, const tr_args_t *a, const void *desc, size_t len);
   chorus_result_t (*recv_connect)(conn_t *c, const tr_args_t *a, const void *desc, size_t len);
+  /* After a local failure: make the peer notice now (NULL: the ring's abort
+   * flag already reaches it, as in shared memory). */
+  void (*abort)(conn_t *c);
   /* Stop proxies and release everything; safe on a half-set-up connection. */
   void (*free)(conn_t *c);
 } transport_t;

@@ -182,25 +182,41 @@ static void stream_body(rank_ctx_t *c) {
 
 static void streams_run_calls_in_order_asynchronously(void) { CHECK_EQ_INT(run_threads(3, stream_body, NULL, NULL), 0); }
 
-/* Rank 0 differs from the others in `what`: 0 count, 1 op, 2 type. */
+/* Rank 0 differs from the others in `what`: 0 count, 1 op, 2 type, 3 collective
+ * (a different collective where rank 0 also receives: a rank that only sends,
+ * as a broadcast's root, cannot see the others' calls). */
+static char mismatch_msg[3][1024];
+
 static void mismatch_body(rank_ctx_t *c) {
   int what = *(int *)c->arg;
   size_t n = 50000 + (what == 0 && c->rank == 0 ? 1 : 0);
   chorus_redop_t op = what == 1 && c->rank == 0 ? chorus_max : chorus_sum;
   chorus_dtype_t dt = what == 2 && c->rank == 0 ? chorus_int32 : chorus_float32;
-  float *a = calloc(n, 4), *b = calloc(n, 4);
-  c->res = chorus_run_allreduce(a, b, n, dt, op, c->comm, NULL);
+  float *a = calloc(n, 4), *b = calloc(n * 3, 4);
+  if (what == 3 && c->rank == 0) c->res = chorus_run_allgather(a, b, n, dt, c->comm, NULL);
+  else c->res = chorus_run_allreduce(a, b, n, dt, op, c->comm, NULL);
+  snprintf(mismatch_msg[c->rank], sizeof mismatch_msg[0], "%s", chorus_comm_error_string(c->comm));
   free(a);
   free(b);
 }
 
+/* Every rank fails, and every rank's error shows both calls. */
 static void mismatched_calls_fail_on_every_rank(void) {
-  for (int what = 0; what < 3; what++) {
+  static const char *const want[4][2] = {{"of 50001 x", "of 50000 x"},
+                                         {"x float, max", "x float, sum"},
+                                         {"x int32, sum", "x float, sum"},
+                                         {"allgather #1 of 50000 x float, ring", "allreduce #1 of 50000 x float, sum"}};
+  for (int what = 0; what < 4; what++) {
     chorus_result_t res[3];
     CHECK_EQ_INT(run_threads(3, mismatch_body, &what, res), 0);
     for (int r = 0; r < 3; r++) {
       if (res[r] == chorus_success) fprintf(stderr, "  mismatch %d: rank %d succeeded\n", what, r);
       CHECK_TRUE(res[r] != chorus_success);
+      int both = strstr(mismatch_msg[r], "made different calls") && strstr(mismatch_msg[r], want[what][0]) &&
+                 strstr(mismatch_msg[r], want[what][1]);
+      if (!both) fprintf(stderr, "  mismatch %d: rank %d said: %s\n", what, r, mismatch_msg[r]);
+      CHECK_TRUE(both);
+      CHECK_EQ_INT(res[r], chorus_invalid_usage);
     }
   }
 }

@@ -1,0 +1,160 @@
+/* mismatch.c -- both calls of a mismatch, on every rank (see mismatch.h).
+ *
+ * Messages (bootstrap tag MM_TAG, one fixed-size struct):
+ *   ASK     noticer -> sender:  "I make call a; your step had tag seen"
+ *   ANSWER  sender -> noticer:  "my call with that tag was b (found)"
+ *   NOTE    noticer -> others:  "rank a_rank made a, rank b_rank made b"
+ * The ASK goes out before the abort that wakes the sender, so the sender
+ * finds it on its listener at once. */
+#include "mismatch.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "transport/net.h"
+
+#define MM_TAG 0x20000000u
+enum { MM_ASK = 1, MM_ANSWER, MM_NOTE };
+
+typedef struct {
+  uint32_t kind, seen;
+  int32_t a_rank, b_rank, found;
+  comm_desc_t a, b;
+} mm_msg_t;
+
+static pthread_mutex_t explain_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint32_t desc_tag(const comm_desc_t *d) {
+  uint64_t h = tag_mix(0x43484f52u, d->seq);
+  h = tag_mix(h, (uint64_t)(uint32_t)d->coll);
+  h = tag_mix(h, d->count);
+  h = tag_mix(h, (uint64_t)(uint32_t)d->dt);
+  h = tag_mix(h, (uint64_t)(uint32_t)d->op);
+  h = tag_mix(h, (uint64_t)(uint32_t)d->root);
+  h = tag_mix(h, (uint64_t)(uint32_t)d->nchannels);
+  for (const char *s = d->algo; *s && s < d->algo + sizeof d->algo; s++) h = tag_mix(h, (unsigned char)*s);
+  return (uint32_t)h;
+}
+
+void mismatch_record(chorus_comm_t *c, comm_desc_t *d) {
+  d->seq = c->seq;
+  d->tag = desc_tag(d);
+  c->hist[c->seq % COMM_HIST] = *d;
+}
+
+void mismatch_desc_str(const comm_desc_t *d, char *buf, size_t len) {
+  int n = snprintf(buf, len, "%s #%u of %llu x %s", chorus_coll_name((chorus_coll_t)d->coll), d->seq,
+                   (unsigned long long)d->count, chorus_dtype_name((chorus_dtype_t)d->dt));
+  if (n >= 0 && (size_t)n < len && d->op >= 0)
+    n += snprintf(buf + n, len - (size_t)n, ", %s", chorus_redop_name((chorus_redop_t)d->op));
+  if (n >= 0 && (size_t)n < len && d->root >= 0) n += snprintf(buf + n, len - (size_t)n, ", root %d", d->root);
+  if (n >= 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n, ", %.*s on %d channel%s", (int)sizeof d->algo, d->algo, d->nchannels,
+             d->nchannels == 1 ? "" : "s");
+}
+
+/* A peer's message is bounded before use: strings end, ranks are ranks. */
+static int sane(const chorus_comm_t *c, mm_msg_t *m) {
+  m->a.algo[sizeof m->a.algo - 1] = m->b.algo[sizeof m->b.algo - 1] = 0;
+  return m->kind >= MM_ASK && m->kind <= MM_NOTE && m->a_rank >= 0 && m->a_rank < c->nranks && m->b_rank >= 0 &&
+         m->b_rank < c->nranks;
+}
+
+/* Replace the communicator's error with the full picture, on this rank. */
+static void explain(chorus_comm_t *c, int ra, const comm_desc_t *a, int rb, const comm_desc_t *b, int found) {
+  char da[256], db[256], now[200], msg[1024];
+  mismatch_desc_str(a, da, sizeof da);
+  if (found) {
+    mismatch_desc_str(b, db, sizeof db);
+  } else if (b->count) {
+    mismatch_desc_str(b, now, sizeof now);
+    snprintf(db, sizeof db, "a call it no longer remembers (it is now at %s)", now);
+  } else {
+    snprintf(db, sizeof db, "no collective call this communicator remembers");
+  }
+  snprintf(msg, sizeof msg,
+           "rank %d: ranks %d and %d made different calls: rank %d: %s; rank %d: %s. Every rank must make the same "
+           "collective calls in the same order, with the same count, type, op and root (and the same CHORUS_ALGO "
+           "and CHORUS_NCHANNELS)",
+           c->rank, ra, rb, ra, da, rb, db);
+  pthread_mutex_lock(&explain_lock);
+  if (c->error != chorus_invalid_usage || !strstr(c->errmsg, "made different calls")) {
+    __atomic_store_n(&c->error, chorus_invalid_usage, __ATOMIC_SEQ_CST);
+    snprintf(c->errmsg, sizeof c->errmsg, "%s", msg);
+    LOG_WARN_("COLL", "%s", msg);
+  }
+  pthread_mutex_unlock(&explain_lock);
+  chorus_set_last_error(msg);
+}
+
+static const comm_desc_t *find(const chorus_comm_t *c, uint32_t tag) {
+  for (int i = 0; i < COMM_HIST; i++)
+    if (c->hist[i].tag == tag && c->hist[i].count) return &c->hist[i];
+  return NULL;
+}
+
+/* Answer an ASK; this rank then knows both calls too. */
+static void answer(chorus_comm_t *c, int from, const mm_msg_t *q) {
+  const comm_desc_t *mine = find(c, q->seen);
+  mm_msg_t r = {.kind = MM_ANSWER, .seen = q->seen, .a_rank = from, .b_rank = c->rank, .found = mine != NULL,
+                .a = q->a, .b = mine ? *mine : c->hist[c->seq % COMM_HIST]};
+  boot_send(c->boot, from, MM_TAG, &r, sizeof r); /* the asker may be gone: then it has no use for it */
+  explain(c, from, &q->a, c->rank, &r.b, r.found);
+}
+
+static double window(void) {
+  double t = (double)param_int(PARAM_TIMEOUT) / 4;
+  return t < 1.0 ? t : 1.0;
+}
+
+chorus_result_t mismatch_report(chorus_comm_t *c, int ch, int peer, const comm_desc_t *self, uint32_t seen) {
+  mm_msg_t q = {.kind = MM_ASK, .seen = seen, .a_rank = c->rank, .b_rank = peer, .a = *self};
+  boot_send(c->boot, peer, MM_TAG, &q, sizeof q);
+  char da[256];
+  mismatch_desc_str(self, da, sizeof da);
+  comm_fail(c, chorus_invalid_usage, "rank %d channel %d: a step of another call arrived from rank %d while this "
+            "rank made %s", c->rank, ch, peer, da);
+  double end = tr_now() + window();
+  for (;;) {
+    mm_msg_t m;
+    size_t len = sizeof m;
+    int from = -1;
+    double left = end - tr_now();
+    if (left <= 0 || boot_recv_any(c->boot, MM_TAG, &from, &m, &len, left) != chorus_success) break;
+    if (len != sizeof m || !sane(c, &m)) continue;
+    if (m.kind == MM_ASK) {
+      answer(c, from, &m);
+    } else if (m.kind == MM_ANSWER && from == peer && m.seen == seen) {
+      explain(c, c->rank, self, peer, &m.b, m.found);
+      /* The others learn it too, whatever woke them. */
+      mm_msg_t note = {.kind = MM_NOTE, .a_rank = c->rank, .b_rank = peer, .found = m.found, .a = *self, .b = m.b};
+      for (int r = 0; r < c->nranks; r++)
+        if (r != c->rank && r != peer) boot_send(c->boot, r, MM_TAG, &note, sizeof note);
+      break;
+    } else if (m.kind == MM_NOTE) {
+      explain(c, m.a_rank, &m.a, m.b_rank, &m.b, m.found);
+    }
+  }
+  return c->error;
+}
+
+int mismatch_listen(chorus_comm_t *c) {
+  double end = tr_now() + window();
+  for (;;) {
+    mm_msg_t m;
+    size_t len = sizeof m;
+    int from = -1;
+    double left = end - tr_now();
+    if (left <= 0 || boot_recv_any(c->boot, MM_TAG, &from, &m, &len, left) != chorus_success) return 0;
+    if (len != sizeof m || !sane(c, &m)) continue;
+    if (m.kind == MM_ASK) {
+      answer(c, from, &m);
+      return 1;
+    }
+    if (m.kind == MM_NOTE) {
+      explain(c, m.a_rank, &m.a, m.b_rank, &m.b, m.found);
+      return 1;
+    }
+  }
+}

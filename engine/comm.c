@@ -72,6 +72,7 @@ static chorus_result_t comm_create(chorus_comm_t **out, int nranks, const boot_i
   c->chunk_bytes = (size_t)buff / PLAN_SLOT_CHUNKS;
   c->step_bytes = (size_t)buff / EXEC_NSTEPS;
 
+  CHECK(tune_check_settings()); /* a bad CHORUS_TUNING_FILE or CHORUS_PROTO fails here, not at a call */
   CHECK(boot_init(&c->boot, id, rank, nranks, (double)param_int(PARAM_TIMEOUT)));
   /* Hosts in order of first appearance; a host is a (hostname, boot, netns). */
   int *first = malloc(sizeof *first * nranks);

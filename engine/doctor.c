@@ -30,6 +30,7 @@
 #include "params.h"
 #include "planner.h"
 #include "transport/net.h"
+#include "tune.h"
 
 static int problems, notes;
 
@@ -81,6 +82,7 @@ static void check_settings(void) {
     if (planner_resolve(algo, planner_algos_dir(), path, sizeof path, err, sizeof err) != 0)
       finding(1, "CHORUS_ALGO=%s: %s; every collective would fail", algo, err);
   }
+  if (tune_check_settings() != chorus_success) finding(1, "%s; every communicator would fail", chorus_last_error());
   if (env_set("CHORUS_ALGOS") && access(param_str(PARAM_ALGOS), R_OK) != 0)
     finding(1, "CHORUS_ALGOS=%s is not a readable folder; the planner finds no scripts", param_str(PARAM_ALGOS));
   const char *dir = param_str(PARAM_HANG_DIR);

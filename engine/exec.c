@@ -412,18 +412,17 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   int nch;
   const char *env_algo = param_str(PARAM_ALGO);
   int env_forced = env_algo[0] && !tune_algo_is_list(env_algo);
-  int modelled = 0;
   if (!c->force_algo[0] && !env_forced) {
     if (!c->tune_made) {
       c->tune_made = 1;
       c->tune = tune_create(c->nranks, c->nhosts, c->nlocal, c->host_of, c->step_bytes * EXEC_NSTEPS);
     }
     cand_ctx_t cx = {c, k->coll, plan_coll_rooted(k->coll) ? k->root : 0};
-    if (c->tune)
-      modelled = tune_model_select(c->tune, k->coll, k->count, k->dt, bytes, cand_plan, &cx, algo, sizeof algo,
-                                   &nch) == 0;
+    tune_choose(c->tune, k->coll, c->nranks, c->nlocal, k->count, k->dt, bytes, cand_plan, &cx, algo, sizeof algo,
+                &nch);
+  } else {
+    tune_select(k->coll, c->nranks, c->nlocal, bytes, algo, sizeof algo, &nch);
   }
-  if (!modelled) tune_select(k->coll, c->nranks, c->nlocal, bytes, algo, sizeof algo, &nch);
   if (env_forced) snprintf(algo, sizeof algo, "%s", env_algo);
   if (c->force_algo[0]) snprintf(algo, sizeof algo, "%s", c->force_algo);
   if (param_int(PARAM_NCHANNELS) > 0) nch = (int)param_int(PARAM_NCHANNELS);

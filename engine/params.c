@@ -30,8 +30,12 @@ static const param_def_t defs[PARAM_COUNT] = {
                         "bytes of receive slots per connection; a chunk is half of it"},
     [PARAM_NCHANNELS] = {"CHORUS_NCHANNELS", PARAM_INT, "0",
                          "channels (threads) per collective; 0 lets the tuner choose"},
-    [PARAM_ALGO] = {"CHORUS_ALGO", PARAM_STR, "", "one algorithm for every collective, or a list for the tuner (ring,tree; ^rd excludes); empty: tuner"},
-    [PARAM_PROTO] = {"CHORUS_PROTO", PARAM_STR, "simple", "protocol; the CPU engine implements simple"},
+    [PARAM_ALGO] =
+        {"CHORUS_ALGO", PARAM_STR, "",
+         "one algorithm for every collective, or a list for the tuner (ring,tree; ^rd excludes); empty: tuner"},
+    [PARAM_PROTO] =
+        {"CHORUS_PROTO", PARAM_STR, "simple",
+         "protocols allowed (simple,ll; ^ll128 excludes): simple, ll, ll128; the CPU engine implements simple"},
     [PARAM_TIMEOUT] = {"CHORUS_TIMEOUT", PARAM_INT, "30",
                        "seconds a rank waits for a peer before the call fails with chorus_timeout"},
     [PARAM_SOCKET_IFNAME] = {"CHORUS_SOCKET_IFNAME", PARAM_STR, "",
@@ -52,6 +56,9 @@ static const param_def_t defs[PARAM_COUNT] = {
                      "model: the simulator's cost model picks algorithm and channels; rules: fixed thresholds"},
     [PARAM_TOPO] = {"CHORUS_TOPO", PARAM_STR, "",
                     "topology the tuner's model predicts on (e.g. from chorus calibrate); empty: by the job's shape"},
+    [PARAM_TUNING_FILE] =
+        {"CHORUS_TUNING_FILE", PARAM_STR, "",
+         "file of pinned choices ('allreduce 0-32K rd 1'); beats the tuner, not CHORUS_ALGO/NCHANNELS"},
     [PARAM_HANG_DIR] = {"CHORUS_HANG_DIR", PARAM_STR, "/tmp",
                         "folder for hang reports (on a timeout, or SIGUSR1 during a call)"},
 };

@@ -40,6 +40,7 @@ typedef enum {
   PARAM_DEBUG_FILE,
   PARAM_TUNER,
   PARAM_TOPO,
+  PARAM_TUNING_FILE,
   PARAM_COUNT
 } param_id_t;
 
@@ -61,7 +62,7 @@ long param_int(param_id_t id);
 const char *param_str(param_id_t id);
 
 /* Whether name is one of the comma-separated names of list (exact match);
- * CHORUS_DEBUG_SUBSYS and CHORUS_ALGO lists use it. */
+ * CHORUS_DEBUG_SUBSYS, CHORUS_ALGO and CHORUS_PROTO lists use it. */
 int param_in_list(const char *list, const char *name);
 
 /* Print every setting with its value and where it came from (`chorus doctor`). */

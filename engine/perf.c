@@ -21,6 +21,7 @@
 #include "comm.h"
 #include "kernels.h"
 #include "params.h"
+#include "tune.h"
 
 typedef struct {
   chorus_coll_t coll;
@@ -373,7 +374,7 @@ static int run_rank(rank_t *R) {
           npoints++;
           if (R->csv)
             fprintf(R->csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,%ld\n", chorus_coll_name(o->coll),
-                    R->used_algo[0] ? R->used_algo : "none", param_str(PARAM_PROTO), n,
+                    R->used_algo[0] ? R->used_algo : "none", tune_proto(), n,
                     R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op), rooted ? o->root : -1, ip, bytes,
                     count, t[ip], algbw, busbw, wrong[ip]);
         }

@@ -38,6 +38,18 @@ void sim_cost_destroy(sim_cost_t *c) {
 
 int sim_cost_nranks(const sim_cost_t *c) { return c->t->nranks; }
 
+int sim_cost_proto_parse(const char *name) {
+  return topo_proto_parse(name);
+}
+
+const char *sim_cost_proto_name(int proto) {
+  return proto >= 0 && proto < TOPO_NUM_PROTOS ? topo_proto_name((topo_proto_id_t)proto) : NULL;
+}
+
+void sim_cost_set_proto(sim_cost_t *c, int proto) {
+  if (proto >= 0 && proto < TOPO_NUM_PROTOS) c->o.proto = proto;
+}
+
 double sim_cost_time(sim_cost_t *c, const plan_t *p, size_t count, chorus_dtype_t dt, char *err, size_t errlen) {
   sim_t *s;
   if (sim_create(&s, c->t, p, &c->o, err, errlen) != chorus_success) return -1;

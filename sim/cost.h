@@ -23,6 +23,16 @@ void sim_cost_destroy(sim_cost_t *c);
 /* Ranks the topology places. */
 int sim_cost_nranks(const sim_cost_t *c);
 
+/* Protocols as the simulator knows them (simple, LL, LL128): the id of a
+ * name in any case, -1 when unknown; the name of an id, NULL past the last
+ * (so a caller can list them). */
+int sim_cost_proto_parse(const char *name);
+const char *sim_cost_proto_name(int proto);
+
+/* Predict with protocol `proto` (an id from sim_cost_proto_parse) from now
+ * on; a new cost model predicts with simple. */
+void sim_cost_set_proto(sim_cost_t *c, int proto);
+
 /* Predicted seconds for one call of `count` elements of dt with plan p (as
  * chorus perf counts them); negative, with err, when it cannot be replayed. */
 double sim_cost_time(sim_cost_t *c, const plan_t *p, size_t count, chorus_dtype_t dt, char *err, size_t errlen);

@@ -296,8 +296,11 @@ const uint8_t *boot_secret(const boot_t *b) { return b->secret; }
 const net_addr_t *boot_addr(const boot_t *b) { return &b->addr; }
 
 chorus_result_t boot_send(boot_t *b, int peer, uint32_t tag, const void *data, size_t len) {
+  return boot_send_within(b, peer, tag, data, len, (double)param_int(PARAM_TIMEOUT));
+}
+
+chorus_result_t boot_send_within(boot_t *b, int peer, uint32_t tag, const void *data, size_t len, double timeout) {
   int fd;
-  double timeout = (double)param_int(PARAM_TIMEOUT);
   chorus_result_t res = net_connect(&b->peers[peer].addr, timeout, &fd);
   if (res != chorus_success) return err_set(res, "rank %d: cannot reach rank %d: %s", b->rank, peer, chorus_last_error());
   boot_msg_hdr_t h = {.magic = BOOT_MAGIC, .version = BOOT_VERSION, .from = b->rank, .tag = tag, .len = (uint32_t)len};

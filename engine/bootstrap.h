@@ -55,6 +55,9 @@ const net_addr_t *boot_addr(const boot_t *b);
 
 /* A tagged message to one peer; returns once the data is in the kernel. */
 chorus_result_t boot_send(boot_t *b, int peer, uint32_t tag, const void *data, size_t len);
+/* Same, giving up after timeout_s (a peer that may be gone: a refused
+ * connection is retried until then). */
+chorus_result_t boot_send_within(boot_t *b, int peer, uint32_t tag, const void *data, size_t len, double timeout_s);
 /* The message with (peer, tag), waiting at most timeout_s; others that
  * arrive meanwhile are kept for later calls. *len: capacity in, size out. */
 chorus_result_t boot_recv(boot_t *b, int peer, uint32_t tag, void *data, size_t *len, double timeout_s);

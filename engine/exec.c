@@ -68,10 +68,12 @@ static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, co
   if (w != RING_STOPPED) hang_dump(c, w == RING_TIMEOUT ? "timeout" : "peer-failed");
   switch (w) {
   case RING_ABORTED:
-    /* A peer that saw a step of another call tells this rank both calls. */
-    if (mismatch_listen(c)) return c->error;
-    return comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d failed or aborted while this rank %s it",
-                     c->rank, x->ch, cn->peer, what);
+    /* Fail first, so that this rank's peers wake too; then a peer that saw
+     * a step of another call may tell this rank both calls. */
+    comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d failed or aborted while this rank %s it", c->rank,
+              x->ch, cn->peer, what);
+    mismatch_listen(c);
+    return c->error;
   case RING_PEER_DEAD:
     return comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d (pid %d) died while this rank %s it",
                      c->rank, x->ch, cn->peer, cn->ring.peer_pid, what);

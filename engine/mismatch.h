@@ -3,8 +3,8 @@
  * descriptor (comm_desc_t), so the first step of a different call is
  * noticed by the rank that receives it; that rank then asks the sender over
  * the bootstrap (which still works while the connections are aborted) what
- * its call was, and tells the other ranks, which listen briefly when an
- * abort wakes them. */
+ * its call was, and tells the other ranks, which it warned before the abort
+ * that woke them. */
 #ifndef CHORUS_MISMATCH_H
 #define CHORUS_MISMATCH_H
 
@@ -23,13 +23,13 @@ void mismatch_record(chorus_comm_t *c, comm_desc_t *d);
 
 /* This rank, making call `self`, received a step tagged `seen` from `peer`
  * on channel `ch`: fail the communicator with both calls (asking the peer,
- * at most about a second). Returns the error. */
+ * at most half of CHORUS_TIMEOUT). Returns the error. */
 chorus_result_t mismatch_report(chorus_comm_t *c, int ch, int peer, const comm_desc_t *self, uint32_t seen);
 
-/* An abort woke this rank: wait briefly for a mismatch report meant for it
- * (answering a peer that asks). Returns 1 when the communicator's error now
- * names both calls. */
-int mismatch_listen(chorus_comm_t *c);
+/* An abort woke this rank, which has failed: take a mismatch report meant
+ * for it (answering a peer that asks), which then becomes its error; waits
+ * only when told one is coming (50 ms otherwise). */
+void mismatch_listen(chorus_comm_t *c);
 
 /* "allreduce #7 of 1024 x float32, sum, ring on 1 channel" */
 void mismatch_desc_str(const comm_desc_t *d, char *buf, size_t len);

@@ -5,10 +5,12 @@
  * MAP_POPULATE so that no page is first touched inside a collective. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "transport.h"
@@ -29,7 +31,12 @@ static size_t seg_size(size_t step_bytes) { return RING_SLOTS_OFFSET + (size_t)E
 
 static chorus_result_t map_seg(const char *name, size_t size, int create, void **out) {
   int fd = shm_open(name, create ? O_CREAT | O_EXCL | O_RDWR : O_RDWR, 0600);
-  if (fd < 0) return err_set(chorus_system_error, "shm: shm_open(%s): %s", name, strerror(errno));
+  if (fd < 0) {
+    int e = errno;
+    chorus_result_t r = err_set(chorus_system_error, "shm: shm_open(%s): %s", name, strerror(e));
+    errno = e; /* the creator retries on EEXIST */
+    return r;
+  }
   if (create && ftruncate(fd, (off_t)size) != 0) {
     int e = errno;
     close(fd);
@@ -56,14 +63,21 @@ static chorus_result_t shm_send_setup(conn_t *c, const tr_args_t *a, void *desc,
 }
 
 static chorus_result_t shm_recv_setup(conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
-  static unsigned counter;
   shm_priv_t *p = calloc(1, sizeof *p);
   if (!p) return err_set(chorus_out_of_memory, "shm: out of memory");
   c->priv = p;
-  snprintf(p->name, sizeof p->name, "/chorus-%d-%u-%d-%d", (int)getpid(),
-           __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED), a->peer, a->channel);
   p->size = seg_size(a->step_bytes);
-  chorus_result_t res = map_seg(p->name, p->size, 1, &p->base);
+  /* A random part in the name: a process killed before its peer attached
+   * leaves its segment behind, and a later process with the same pid must
+   * not collide with it (CI hit "File exists" after pids wrapped). */
+  chorus_result_t res;
+  int tries = 0;
+  do {
+    uint32_t nonce;
+    if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce) nonce = (uint32_t)rand();
+    snprintf(p->name, sizeof p->name, "/chorus-%d-%08x-%d-%d", (int)getpid(), nonce, a->peer, a->channel);
+    res = map_seg(p->name, p->size, 1, &p->base);
+  } while (res != chorus_success && errno == EEXIST && ++tries < 4);
   if (res != chorus_success) return res;
   p->owner = 1;
   ring_ctrl_t *ctrl = p->base;

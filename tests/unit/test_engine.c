@@ -14,6 +14,7 @@
 
 #include "chorus.h"
 #include "test.h"
+#include "test_ranks.h"
 
 #define TIMEOUT_S 4
 
@@ -225,59 +226,46 @@ static void mismatched_calls_fail_on_every_rank(void) {
  * the survivors fail in time, then form a new communicator and use it. */
 static void killed_peer_makes_every_rank_fail_in_time(void) {
   enum { N = 3 };
-  /* Fork before the bootstrap root thread exists (a fork while it holds a
-   * lock can hang the child): rank 0 makes the id and pipes it on. */
-  int idpipe[2], again[2]; /* again: survivor 0 hands survivor 1 the id of a new communicator */
-  CHECK_TRUE(pipe(idpipe) == 0 && pipe(again) == 0);
+  int again[2]; /* survivor 0 hands survivor 1 the id of a new communicator */
+  CHECK_TRUE(pipe(again) == 0);
   pid_t pids[N];
-  for (int r = 0; r < N; r++) {
-    pids[r] = fork();
-    if (pids[r] == 0) {
-      chorus_unique_id_t id;
-      if (r == 0) {
-        if (chorus_get_unique_id(&id) != chorus_success) _exit(2);
-        for (int q = 1; q < N; q++)
-          if (write(idpipe[1], &id, sizeof id) != (ssize_t)sizeof id) _exit(2);
-      } else if (read(idpipe[0], &id, sizeof id) != (ssize_t)sizeof id) {
-        _exit(2);
-      }
-      close(idpipe[0]);
-      close(idpipe[1]);
-      chorus_comm_t *c;
-      if (chorus_comm_init_rank(&c, N, id, r) != chorus_success) _exit(2);
-      size_t n = 1u << 20;
-      float *a = calloc(n, 4), *b = calloc(n, 4);
-      for (int it = 0; it < 200000; it++) {
-        chorus_result_t res = chorus_run_allreduce(a, b, n, chorus_float32, chorus_sum, c, NULL);
-        if (res != chorus_success) {
-          /* The failed communicator keeps saying why. */
-          chorus_result_t e;
-          chorus_comm_get_async_error(c, &e);
-          if (e == chorus_success || !chorus_comm_error_string(c)[0]) _exit(3);
-          chorus_comm_destroy(c);
-          /* The survivors form a new communicator of two and compute with it. */
-          chorus_unique_id_t id2;
-          if (r == 0) {
-            if (chorus_get_unique_id(&id2) != chorus_success ||
-                write(again[1], &id2, sizeof id2) != (ssize_t)sizeof id2)
-              _exit(5);
-          } else if (read(again[0], &id2, sizeof id2) != (ssize_t)sizeof id2) {
+  chorus_unique_id_t id;
+  int r = test_fork_ranks(N, pids, &id, 2);
+  CHECK_TRUE(r != -2);
+  if (r == -2) return;
+  if (r >= 0) {
+    chorus_comm_t *c;
+    if (chorus_comm_init_rank(&c, N, id, r) != chorus_success) _exit(2);
+    size_t n = 1u << 20;
+    float *a = calloc(n, 4), *b = calloc(n, 4);
+    for (int it = 0; it < 200000; it++) {
+      chorus_result_t res = chorus_run_allreduce(a, b, n, chorus_float32, chorus_sum, c, NULL);
+      if (res != chorus_success) {
+        /* The failed communicator keeps saying why. */
+        chorus_result_t e;
+        chorus_comm_get_async_error(c, &e);
+        if (e == chorus_success || !chorus_comm_error_string(c)[0]) _exit(3);
+        chorus_comm_destroy(c);
+        /* The survivors form a new communicator of two and compute with it. */
+        chorus_unique_id_t id2;
+        if (r == 0) {
+          if (chorus_get_unique_id(&id2) != chorus_success ||
+              write(again[1], &id2, sizeof id2) != (ssize_t)sizeof id2)
             _exit(5);
-          }
-          chorus_comm_t *c2;
-          if (chorus_comm_init_rank(&c2, 2, id2, r) != chorus_success) _exit(6);
-          float x = (float)(r + 1), y = 0;
-          if (chorus_run_allreduce(&x, &y, 1, chorus_float32, chorus_sum, c2, NULL) != chorus_success || y != 3.0f)
-            _exit(7);
-          chorus_comm_destroy(c2);
-          _exit(0);
+        } else if (read(again[0], &id2, sizeof id2) != (ssize_t)sizeof id2) {
+          _exit(5);
         }
+        chorus_comm_t *c2;
+        if (chorus_comm_init_rank(&c2, 2, id2, r) != chorus_success) _exit(6);
+        float x = (float)(r + 1), y = 0;
+        if (chorus_run_allreduce(&x, &y, 1, chorus_float32, chorus_sum, c2, NULL) != chorus_success || y != 3.0f)
+          _exit(7);
+        chorus_comm_destroy(c2);
+        _exit(0);
       }
-      _exit(4);
     }
+    _exit(4);
   }
-  close(idpipe[0]);
-  close(idpipe[1]);
   close(again[0]);
   close(again[1]);
   usleep(1500 * 1000);
@@ -286,9 +274,10 @@ static void killed_peer_makes_every_rank_fail_in_time(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   t0 = ts.tv_sec + ts.tv_nsec * 1e-9;
-  for (int r = 0; r < N; r++) {
+  for (r = 0; r < N; r++) {
     int st;
     waitpid(pids[r], &st, 0);
+    test_remove_shm_of(pids[r]);
     if (r == 2) continue;
     CHECK_TRUE(WIFEXITED(st));
     CHECK_EQ_INT(WEXITSTATUS(st), 0);
@@ -303,46 +292,34 @@ static void killed_peer_makes_every_rank_fail_in_time(void) {
  * communicator at once; rank 1 receives only later. Sends complete when the
  * steps sit in rank 0's ring, so destroy must let them reach rank 1 first. */
 static void destroy_right_after_a_send_loses_nothing(void) {
-  int idpipe[2];
-  CHECK_TRUE(pipe(idpipe) == 0);
   enum { N = 2 };
   const size_t n = 1u << 20;
   pid_t pids[N];
-  for (int r = 0; r < N; r++) {
-    pids[r] = fork();
-    if (pids[r] == 0) {
-      chorus_unique_id_t id;
-      if (r == 0) {
-        if (chorus_get_unique_id(&id) != chorus_success || write(idpipe[1], &id, sizeof id) != (ssize_t)sizeof id)
-          _exit(2);
-      } else if (read(idpipe[0], &id, sizeof id) != (ssize_t)sizeof id) {
-        _exit(2);
-      }
-      close(idpipe[0]);
-      close(idpipe[1]);
-      chorus_comm_t *c;
-      if (chorus_comm_init_rank(&c, N, id, r) != chorus_success) _exit(2);
-      float *a = malloc(n * 4);
-      if (r == 0) {
-        for (size_t i = 0; i < n; i++) a[i] = value(0, i);
-        if (chorus_send(a, n, chorus_float32, 1, c, NULL) != chorus_success) _exit(3);
-        chorus_comm_destroy(c);
-        _exit(0);
-      }
-      usleep(300 * 1000);
-      if (chorus_recv(a, n, chorus_float32, 0, c, NULL) != chorus_success) {
-        fprintf(stderr, "  rank 1: %s\n", chorus_last_error());
-        _exit(4);
-      }
-      for (size_t i = 0; i < n; i++)
-        if (a[i] != value(0, i)) _exit(5);
+  chorus_unique_id_t id;
+  int r = test_fork_ranks(N, pids, &id, 2);
+  CHECK_TRUE(r != -2);
+  if (r == -2) return;
+  if (r >= 0) {
+    chorus_comm_t *c;
+    if (chorus_comm_init_rank(&c, N, id, r) != chorus_success) _exit(2);
+    float *a = malloc(n * 4);
+    if (r == 0) {
+      for (size_t i = 0; i < n; i++) a[i] = value(0, i);
+      if (chorus_send(a, n, chorus_float32, 1, c, NULL) != chorus_success) _exit(3);
       chorus_comm_destroy(c);
       _exit(0);
     }
+    usleep(300 * 1000);
+    if (chorus_recv(a, n, chorus_float32, 0, c, NULL) != chorus_success) {
+      fprintf(stderr, "  rank 1: %s\n", chorus_last_error());
+      _exit(4);
+    }
+    for (size_t i = 0; i < n; i++)
+      if (a[i] != value(0, i)) _exit(5);
+    chorus_comm_destroy(c);
+    _exit(0);
   }
-  close(idpipe[0]);
-  close(idpipe[1]);
-  for (int r = 0; r < N; r++) {
+  for (r = 0; r < N; r++) {
     int st;
     waitpid(pids[r], &st, 0);
     if (!WIFEXITED(st) || WEXITSTATUS(st)) fprintf(stderr, "  rank %d: status %#x\n", r, st);

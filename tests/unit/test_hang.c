@@ -13,35 +13,21 @@
 #include "chorus.h"
 #include "hang.h"
 #include "test.h"
+#include "test_ranks.h"
 
 static char dir[64];
 
 /* Fork n ranks running body(rank, comm); returns their exit statuses. */
 static void run_ranks(int n, int (*body)(int, chorus_comm_t *), pid_t *pids) {
-  int idpipe[2];
-  CHECK_TRUE(pipe(idpipe) == 0);
-  for (int r = 0; r < n; r++) {
-    pids[r] = fork();
-    if (pids[r] == 0) {
-      chorus_unique_id_t id;
-      if (r == 0) {
-        if (chorus_get_unique_id(&id) != chorus_success) _exit(2);
-        for (int q = 1; q < n; q++)
-          if (write(idpipe[1], &id, sizeof id) != (ssize_t)sizeof id) _exit(2);
-      } else if (read(idpipe[0], &id, sizeof id) != (ssize_t)sizeof id) {
-        _exit(2);
-      }
-      close(idpipe[0]);
-      close(idpipe[1]);
-      chorus_comm_t *c;
-      if (chorus_comm_init_rank(&c, n, id, r) != chorus_success) _exit(2);
-      int st = body(r, c);
-      chorus_comm_destroy(c);
-      _exit(st);
-    }
-  }
-  close(idpipe[0]);
-  close(idpipe[1]);
+  chorus_unique_id_t id;
+  int r = test_fork_ranks(n, pids, &id, 2);
+  CHECK_TRUE(r != -2);
+  if (r < 0) return;
+  chorus_comm_t *c;
+  if (chorus_comm_init_rank(&c, n, id, r) != chorus_success) _exit(2);
+  int st = body(r, c);
+  chorus_comm_destroy(c);
+  _exit(st);
 }
 
 static int missing_rank_body(int r, chorus_comm_t *c) {

@@ -16,6 +16,13 @@
 #include "params.h"
 #include "transport/transport.h"
 
+/* The root's answer to a hello: 0 and the table; -1 refused; when ranks
+ * are missing at its deadline, BOOT_STATUS_MISSING + the lowest missing rank
+ * and then how many are missing. */
+#define BOOT_STATUS_MISSING 0x1000
+/* How much longer than the root a rank waits for its answer. */
+#define BOOT_VERDICT_S 2.0
+
 typedef struct pending {
   struct pending *next;
   int from;
@@ -111,11 +118,15 @@ static void *root_main(void *arg) {
   free(arg);
   int nranks = -1, got = 0, *fds = NULL;
   boot_peer_t *table = NULL;
-  double timeout = (double)param_int(PARAM_TIMEOUT);
+  double timeout = (double)param_int(PARAM_TIMEOUT), deadline = 0;
   while (nranks < 0 || got < nranks) {
     int fd;
-    /* Wait forever for the first rank; afterwards the others must come within the timeout. */
-    if (net_accept(a.lfd, nranks < 0 ? 0 : timeout, &fd) != chorus_success) {
+    /* Wait forever for the first rank; afterwards the others must come
+     * within the timeout of it: the ranks that joined wait for the table a
+     * little longer (BOOT_VERDICT_S), so they hear from here who is missing
+     * instead of timing out on their own. */
+    double left = deadline - tr_now();
+    if ((nranks >= 0 && left <= 0) || net_accept(a.lfd, nranks < 0 ? 0 : left, &fd) != chorus_success) {
       LOG_WARN_("BOOT", "root: %d of %d ranks arrived within %.0f s; giving up", got, nranks, timeout);
       break;
     }
@@ -139,6 +150,7 @@ static void *root_main(void *arg) {
         continue;
       }
       nranks = h.nranks;
+      deadline = tr_now() + timeout;
       fds = malloc(sizeof *fds * nranks);
       table = calloc((size_t)nranks, sizeof *table);
       if (!fds || !table) break;
@@ -163,6 +175,15 @@ static void *root_main(void *arg) {
           net_send_all(fds[i], table, sizeof *table * nranks, timeout) != chorus_success)
         LOG_WARN_("BOOT", "root: could not send the table to rank %d", i);
     }
+  } else if (fds) {
+    /* The verdict for those that came: the lowest missing rank and how many are missing. */
+    int32_t verdict[2] = {-1, nranks - got};
+    for (int i = 0; i < nranks && verdict[0] < 0; i++)
+      if (fds[i] < 0) verdict[0] = i;
+    LOG_WARN_("BOOT", "root: rank %d%s never joined", verdict[0], verdict[1] > 1 ? " and others" : "");
+    verdict[0] += BOOT_STATUS_MISSING;
+    for (int i = 0; i < nranks; i++)
+      if (fds[i] >= 0) net_send_all(fds[i], verdict, sizeof verdict, 1.0);
   }
   for (int i = 0; fds && i < nranks; i++)
     if (fds[i] >= 0) close(fds[i]);
@@ -252,10 +273,18 @@ chorus_result_t boot_init(boot_t **out, const boot_id_t *id, int rank, int nrank
   }
   CHECK(net_send_all(fd, &h, sizeof h, timeout_s));
   int32_t status;
-  res = net_recv_all(fd, &status, sizeof status, timeout_s);
+  res = net_recv_all(fd, &status, sizeof status, timeout_s + BOOT_VERDICT_S);
   if (res != chorus_success) {
     res = err_set(res, "rank %d: the bootstrap root at %s did not answer within %.0f s: not every rank joined",
                   rank, rs, timeout_s);
+    goto cleanup;
+  }
+  int32_t missing;
+  if (status >= BOOT_STATUS_MISSING && net_recv_all(fd, &missing, sizeof missing, 1.0) == chorus_success) {
+    res = err_set(chorus_timeout,
+                  "rank %d: rank %d%s never joined the bootstrap root at %s within %.0f s (CHORUS_TIMEOUT) of "
+                  "the first rank (it died, hangs, or was not started)",
+                  rank, status - BOOT_STATUS_MISSING, missing > 1 ? " and others" : "", rs, timeout_s);
     goto cleanup;
   }
   if (status != 0) {

@@ -77,3 +77,13 @@ set_tests_properties(debug_logs PROPERTIES LABELS "integration" TIMEOUT 120
 add_test(NAME tuner_model COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/tuner_model.sh $<TARGET_FILE:chorus_cli>)
 set_tests_properties(tuner_model PROPERTIES LABELS "integration" TIMEOUT 300
   ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies")
+
+# A socket reset mid-transfer (ss -K aborts the job's TCP connections): every rank fails in time, naming a peer.
+add_test(NAME sock_reset COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/sock_reset.sh $<TARGET_FILE:chorus_cli>)
+set_tests_properties(sock_reset PROPERTIES LABELS "integration" SKIP_RETURN_CODE 77 TIMEOUT 120
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos")
+
+# A rank lost during set-up (before joining, after init, inside the first connections): survivors fail naming it.
+chorus_add_unit_test(test_setup_kill SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_setup_kill.c LIBS chorus_static
+  LABELS integration)
+set_tests_properties(test_setup_kill PROPERTIES TIMEOUT 180)

@@ -38,6 +38,7 @@ struct sock_priv {
   volatile int closing; /* set by sock_free, read by the proxies: atomic accesses */
   int eofs;             /* receiving streams that reached end-of-file (atomic) */
   int is_send;
+  int rank; /* this end's rank, for the proxies' log lines */
   conn_t *conn;
 };
 
@@ -67,7 +68,7 @@ static chorus_result_t priv_create(conn_t *c, const tr_args_t *a, int is_send) {
   sock_priv_t *p = calloc(1, sizeof *p);
   if (!p) return err_set(chorus_out_of_memory, "sock: out of memory");
   c->priv = p;
-  p->lfd = -1, p->is_send = is_send, p->conn = c;
+  p->lfd = -1, p->is_send = is_send, p->conn = c, p->rank = a->rank;
   for (int i = 0; i < SOCK_MAX_STREAMS; i++) p->fds[i] = -1;
   long n = param_int(PARAM_NSOCKS_PERCONN);
   p->nsocks = n < 1 ? 1 : n > SOCK_MAX_STREAMS ? SOCK_MAX_STREAMS : (int)n;
@@ -94,9 +95,11 @@ static void advance(sock_priv_t *p, uint32_t *ctr, uint32_t *sleepers) {
   }
 }
 
-static void stream_failed(sock_priv_t *p, const char *what) {
+/* what: the step's fate; why: the system's reason (a reset is not an
+ * orderly close, and the log must not say it was). */
+static void stream_failed(sock_priv_t *p, const char *what, const char *why) {
   if (__atomic_load_n(&p->closing, __ATOMIC_ACQUIRE)) return;
-  LOG_WARN_("SOCK", "connection to rank %d channel %d: %s", p->conn->peer, p->conn->channel, what);
+  LOG_WARN_("SOCK", "connection to rank %d channel %d: %s (%s)", p->conn->peer, p->conn->channel, what, why);
   ring_abort(p->conn->ring.ctrl, 2);
 }
 
@@ -115,6 +118,7 @@ static void *send_main(void *arg) {
   ring_t r = proxy_ring(p);
   ring_ctrl_t *ctrl = r.ctrl;
   int fd = p->fds[st->index];
+  log_set_rank(p->rank);
   for (uint32_t s = (uint32_t)st->index;; s += (uint32_t)p->nsocks) {
     if (!ring_passed(__atomic_load_n(&ctrl->head, __ATOMIC_ACQUIRE), s + 1) &&
         ring_wait_slow(&r, &ctrl->head, &ctrl->head_sleepers, s + 1, 0) != RING_OK)
@@ -123,7 +127,7 @@ static void *send_main(void *arg) {
     size_t bytes = (uint32_t)meta & ~RING_MORE;
     if (net_send_all(fd, &meta, sizeof meta, 0) != chorus_success ||
         net_send_all(fd, r.slots + (size_t)(s % EXEC_NSTEPS) * r.step_bytes, bytes, 0) != chorus_success) {
-      stream_failed(p, "send failed (peer gone?)");
+      stream_failed(p, "send failed", chorus_last_error());
       return NULL;
     }
     __atomic_store_n(&p->done[s % EXEC_NSTEPS], 1, __ATOMIC_RELEASE);
@@ -138,6 +142,7 @@ static void *recv_main(void *arg) {
   ring_t r = proxy_ring(p);
   ring_ctrl_t *ctrl = r.ctrl;
   int fd = p->fds[st->index];
+  log_set_rank(p->rank);
   for (uint32_t s = (uint32_t)st->index;; s += (uint32_t)p->nsocks) {
     uint64_t meta;
     ssize_t n;
@@ -155,14 +160,18 @@ static void *recv_main(void *arg) {
       }
       return NULL;
     }
+    if (n < 0) {
+      stream_failed(p, "receive failed between steps", strerror(errno));
+      return NULL;
+    }
     if (n != (ssize_t)sizeof meta &&
-        (n < 0 || net_recv_all(fd, (char *)&meta + n, sizeof meta - (size_t)n, 0) != chorus_success)) {
-      stream_failed(p, "the peer closed the connection in the middle of a step");
+        net_recv_all(fd, (char *)&meta + n, sizeof meta - (size_t)n, 0) != chorus_success) {
+      stream_failed(p, "the connection ended in the middle of a step header", chorus_last_error());
       return NULL;
     }
     long bytes = sock_step_bytes(meta, r.step_bytes);
     if (bytes < 0) {
-      stream_failed(p, "a step larger than the slot arrived (CHORUS_BUFFSIZE differs between ranks?)");
+      stream_failed(p, "a step larger than the slot arrived", "CHORUS_BUFFSIZE differs between ranks?");
       return NULL;
     }
     uint32_t need = s - EXEC_NSTEPS + 1;
@@ -170,7 +179,7 @@ static void *recv_main(void *arg) {
         ring_wait_slow(&r, &ctrl->tail, &ctrl->tail_sleepers, need, 0) != RING_OK)
       return NULL;
     if (net_recv_all(fd, r.slots + (size_t)(s % EXEC_NSTEPS) * r.step_bytes, (size_t)bytes, 0) != chorus_success) {
-      stream_failed(p, "the peer closed the connection");
+      stream_failed(p, "the connection ended in the middle of a step", chorus_last_error());
       return NULL;
     }
     ctrl->meta[s % EXEC_NSTEPS] = meta;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The fault benchmark: each fault (kill, abort, mismatch, missing rank,
-# kill over sockets) injected TRIALS times (default 20) into a 3-rank job;
+# kill over sockets, ss -K reset over sockets, kill during set-up) injected
+# TRIALS times (default 20) into a 3-rank job;
 # prints the table (injected, survived with an error in time, hung, wrong)
 # and writes it to scripts/bench/results/faults.txt. Hang reports the
 # ranks write go to a temporary folder, removed afterwards.

@@ -5,8 +5,12 @@
  * interfaces and the one sockets would use, the memory the buffers take,
  * and a self-test: a 2-rank ring allreduce over shared memory and over
  * sockets, run as `chorus perf` children and set beside `chorus sim` on the
- * local topology (a calibrated one with --topo). Exit 1 when a finding is a
- * problem (not only a note). */
+ * local topology (a calibrated one with --topo). Under a launcher of 2 or
+ * more ranks it checks the hosts instead: every rank joins one communicator
+ * (a rank that never comes is named), and one rank per host measures
+ * connection time, latency and bandwidth to every other host, set beside the
+ * cost model's prediction for that pair. Exit 1 when a finding is a problem
+ * (not only a note). */
 #define _GNU_SOURCE /* dladdr */
 #include "doctor.h"
 
@@ -17,6 +21,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +31,24 @@
 
 #include "bootstrap.h"
 #include "chorus.h"
+#include "cost.h"
 #include "kernels.h"
 #include "params.h"
+#include "plan.h"
 #include "planner.h"
 #include "transport/net.h"
+#include "transport/transport.h"
 #include "tune.h"
 
 static int problems, notes;
+/* Under a launcher, the lines of ranks other than 0 start with who they are. */
+static char who[160];
 
 static void finding(int problem, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void finding(int problem, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  printf("  %s ", problem ? "PROBLEM:" : "note:   ");
+  printf("  %s%s ", who, problem ? "PROBLEM:" : "note:   ");
   vprintf(fmt, ap);
   printf("\n");
   va_end(ap);
@@ -242,35 +252,625 @@ static void self_test(const char *topo, int calibrated) {
   }
 }
 
-int cmd_doctor(int argc, char **argv) {
-  const char *topo = "local-cpu";
-  int selftest = 1, calibrated = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: chorus doctor [--topo FILE] [--no-selftest]\n\n"
-             "Lists the library, every CHORUS_* setting, the host, the network interfaces and the one\n"
-             "sockets would use, the memory buffers take, and runs a 2-rank allreduce over shared memory\n"
-             "and sockets beside the prediction on FILE (default the shipped local-cpu topology; give\n"
-             "a calibrated one from chorus calibrate). Each finding comes with advice; exit 1 when one\n"
-             "is a problem.\n");
-      return 0;
-    } else if (!strcmp(argv[i], "--topo") && i + 1 < argc) {
-      topo = argv[++i];
-      calibrated = 1; /* the user's own description of this machine: a gap is a problem */
-    } else if (!strcmp(argv[i], "--no-selftest")) {
-      selftest = 0;
-    } else {
-      fprintf(stderr, "chorus doctor: unknown argument '%s' (chorus doctor --help)\n", argv[i]);
-      return 2;
+/* --- several hosts, under a launcher --- */
+
+#define HOSTS_MSG ((size_t)4 << 20) /* bytes of a bandwidth message, as the self-test's */
+#define HOSTS_PINGS 20
+#define HOSTS_BUDGET_S 0.5 /* per direction of a pair, after its first message */
+#define HOSTS_MAX_REPS 8
+
+typedef struct {
+  const char *topo;  /* --topo, or NULL */
+  const char *sets;  /* --set, or NULL */
+  const char *hosts; /* --hosts: host names in rank order, or NULL */
+  double tolerance;  /* percent below the prediction that is a problem */
+} hosts_opts_t;
+
+/* What each rank tells the others about itself. */
+typedef struct {
+  char name[64];
+  char hostid[BOOT_HOSTID_LEN];
+  char ifname[32];
+  char addr[64];
+  double join_s;
+  int32_t pid, pad;
+} rank_info_t;
+
+/* Rank and size from the launcher's environment, read in the order
+ * chorus_comm_init_env reads them; 0 when no launcher is recognised. */
+static int launcher_size(int *rank) {
+  const char *rs, *ns = NULL;
+  if ((rs = getenv("OMPI_COMM_WORLD_RANK")))
+    ns = getenv("OMPI_COMM_WORLD_SIZE");
+  else if ((rs = getenv("SLURM_PROCID")))
+    ns = getenv("SLURM_NTASKS") ? getenv("SLURM_NTASKS") : getenv("SLURM_NPROCS");
+  else if ((rs = getenv("RANK")))
+    ns = getenv("WORLD_SIZE");
+  if (!rs || !ns) return 0;
+  *rank = atoi(rs);
+  return atoi(ns);
+}
+
+/* Item i of a comma-separated list into buf ("" past the end); returns how many items it has. */
+static int list_item(const char *list, int i, char *buf, size_t len) {
+  int n = 0;
+  buf[0] = 0;
+  for (const char *p = list; p && *p; n++) {
+    size_t k = strcspn(p, ",");
+    if (n == i) snprintf(buf, len, "%.*s", (int)k, p);
+    p += k + (p[k] == ',');
+  }
+  return n;
+}
+
+/* The host rank k was to come from: --hosts when given, else the launcher's ranks per host. */
+static void expected_host(int k, int nranks, const char *hosts, char *buf, size_t len) {
+  char item[128];
+  int n = hosts ? list_item(hosts, 0, item, sizeof item) : 0;
+  if (n > 0 && nranks % n == 0) {
+    list_item(hosts, k / (nranks / n), item, sizeof item);
+    snprintf(buf, len, "host %s", item);
+    return;
+  }
+  const char *vars[] = {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE"};
+  for (int i = 0; i < 3; i++) {
+    const char *v = getenv(vars[i]);
+    int ppn = v ? atoi(v) : 0;
+    if (ppn > 0) {
+      snprintf(buf, len, "the launch's host %d, ranks %d-%d by %s=%d", k / ppn, k / ppn * ppn, k / ppn * ppn + ppn - 1,
+               vars[i], ppn);
+      return;
     }
   }
-  problems = notes = 0;
+  snprintf(buf, len, "a host the launcher does not name; --hosts LIST names them");
+}
+
+static void root_str(char *buf, size_t len) {
+  if (getenv("CHORUS_ROOT"))
+    snprintf(buf, len, "%s", getenv("CHORUS_ROOT"));
+  else if (getenv("MASTER_ADDR"))
+    snprintf(buf, len, "%s:%s (MASTER_ADDR:MASTER_PORT)", getenv("MASTER_ADDR"),
+             getenv("MASTER_PORT") ? getenv("MASTER_PORT") : "29500");
+  else
+    snprintf(buf, len, "the root the launcher names");
+}
+
+/* The communicator did not form: say who is missing, or what could not be reached. */
+static void join_failed(int nranks, const hosts_opts_t *o) {
+  char msg[1024], host[256], root[300];
+  snprintf(msg, sizeof msg, "%s", chorus_last_error());
+  const char *m = msg, *colon = strstr(msg, ": ");
+  if (!strncmp(m, "rank ", 5) && colon) m = colon + 2; /* the rank is already in `who` */
+  root_str(root, sizeof root);
+  int k;
+  if (strstr(m, "never joined") && sscanf(m, "rank %d", &k) == 1) {
+    expected_host(k, nranks, o->hosts, host, sizeof host);
+    finding(1,
+            "rank %d%s (expected from %s) never joined: the bootstrap root %s waited %ld s (CHORUS_TIMEOUT) "
+            "after the first rank; it died, hangs, or was not started. Start it, or make the launcher's rank "
+            "count (WORLD_SIZE) match the ranks started; if it runs, check that its host reaches the root (ping "
+            "it; a firewall may drop the port) on the interface it picks (CHORUS_SOCKET_IFNAME), and raise "
+            "CHORUS_TIMEOUT when hosts start far apart",
+            k, strstr(m, " and others") ? " and others" : "", host, root, param_int(PARAM_TIMEOUT));
+  } else if (strstr(m, "cannot reach the bootstrap root")) {
+    finding(1,
+            "%s. The root is %s: it must be rank 0's host and a free port, reachable from this host (ping "
+            "it; a firewall may drop the port), and rank 0 must have started",
+            m, root);
+  } else {
+    finding(1, "joining the communicator of %d ranks through %s failed: %s", nranks, root, m);
+  }
+}
+
+/* The cost model's seconds for one message of `bytes` from rank `from` to
+ * rank `to`: a plan of one send and its receive, replayed on the topology as
+ * the tuner replays a collective. */
+static double predict_p2p(sim_cost_t *cost, int nranks, int from, int to, size_t bytes) {
+  plan_t *p;
+  if (plan_create(&p, chorus_broadcast, nranks, 1, from, NULL) != chorus_success) return -1;
+  plan_op_t send = {.code = PLAN_OP_SEND,
+                    .src_buf = PLAN_BUF_INPUT,
+                    .src_chunk = 0,
+                    .dst_chunk = -1,
+                    .recv_peer = -1,
+                    .send_peer = to};
+  plan_op_t recv = {.code = PLAN_OP_RECV,
+                    .dst_buf = PLAN_BUF_OUTPUT,
+                    .src_chunk = -1,
+                    .dst_chunk = 0,
+                    .recv_peer = from,
+                    .send_peer = -1};
+  /* Programs go in rank order. */
+  int ok = from < to
+               ? plan_append(p, from, 0, &send) == chorus_success && plan_append(p, to, 0, &recv) == chorus_success
+               : plan_append(p, to, 0, &recv) == chorus_success && plan_append(p, from, 0, &send) == chorus_success;
+  char err[512];
+  double t = ok ? sim_cost_time(cost, p, bytes, chorus_uint8, err, sizeof err) : -1;
+  plan_destroy(p);
+  return t;
+}
+
+/* The topology that describes this job: --topo, else CHORUS_TOPO, else the
+ * namespace testbed's shape when hosts hold equal runs of ranks (as the
+ * tuner picks it). *trusted: the user described the machine, so a gap is a
+ * problem, not a guess that missed. */
+static sim_cost_t *hosts_cost(const hosts_opts_t *o, int nranks, int nh, const int *host_of, char *desc, size_t len,
+                              int *trusted) {
+  const char *file = o->topo ? o->topo : param_str(PARAM_TOPO)[0] ? param_str(PARAM_TOPO) : NULL;
+  char sets[512] = "";
+  *trusted = file != NULL || o->sets != NULL;
+  if (!file) {
+    int ppn = nranks / nh, ok = ppn * nh == nranks;
+    for (int r = 0; ok && r < nranks; r++)
+      ok = host_of[r] == r / ppn;
+    if (!ok) {
+      snprintf(desc, len, "none");
+      finding(0,
+              "no shipped topology describes %d ranks on %d uneven hosts: nothing is predicted; give one with "
+              "--topo FILE (chorus calibrate writes one)",
+              nranks, nh);
+      return NULL;
+    }
+    file = "netns";
+    snprintf(sets, sizeof sets, "hosts=%d,ppn=%d%s%s", nh, ppn, o->sets ? "," : "", o->sets ? o->sets : "");
+  } else if (o->sets) {
+    snprintf(sets, sizeof sets, "%s", o->sets);
+  }
+  snprintf(desc, len, "%s%s%s", file, sets[0] ? " --set " : "", sets);
+  sim_cost_t *c;
+  char err[2048];
+  if (sim_cost_create(&c, file, sets, (size_t)param_int(PARAM_BUFFSIZE), err, sizeof err) != chorus_success) {
+    finding(1, "the topology %s cannot be loaded: %s", desc, err);
+    return NULL;
+  }
+  if (sim_cost_nranks(c) < nranks) {
+    finding(1,
+            "the topology %s places %d ranks, the job has %d: nothing is predicted; give one that places them "
+            "all",
+            desc, sim_cost_nranks(c), nranks);
+    sim_cost_destroy(c);
+    return NULL;
+  }
+  return c;
+}
+
+#define P2P(call)                                                                                                      \
+  do {                                                                                                                 \
+    if ((res = (call)) != chorus_success) return res;                                                                  \
+  } while (0)
+
+/* One direction of a pair. The sender times `reps` messages and the
+ * receiver's acknowledgement; reps comes from the time of a first message,
+ * so that a slow link still finishes in about HOSTS_BUDGET_S. */
+static chorus_result_t p2p_bulk(chorus_comm_t *c, int sender, int peer, char *big, double *gbps) {
+  chorus_result_t res;
+  int64_t word = 0;
+  if (!sender) {
+    P2P(chorus_recv(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
+    P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+    P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+    if (word < 1 || word > HOSTS_MAX_REPS) return chorus_remote_error;
+    for (int64_t i = 0; i < word; i++)
+      P2P(chorus_recv(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
+    return chorus_send(&word, 1, chorus_int64, peer, c, NULL);
+  }
+  double t = tr_now();
+  P2P(chorus_send(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
+  P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+  double first = tr_now() - t;
+  int64_t reps = first * HOSTS_MAX_REPS < HOSTS_BUDGET_S ? HOSTS_MAX_REPS : (int64_t)(HOSTS_BUDGET_S / first);
+  if (reps < 1) reps = 1;
+  word = reps;
+  P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+  t = tr_now();
+  for (int64_t i = 0; i < reps; i++)
+    P2P(chorus_send(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
+  P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+  *gbps = (double)reps * HOSTS_MSG / (tr_now() - t) / 1e9;
+  return chorus_success;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* A pair of hosts, one rank each: the first round trip opens both
+ * connections (its time is the connection time), then small-message round
+ * trips (median half round trip is the latency), then bandwidth one way and
+ * the other. The `first` side measures connection and latency; each side
+ * measures the direction it sends. */
+static chorus_result_t p2p_pair(chorus_comm_t *c, int first, int peer, char *big, double *conn, double *lat,
+                                double *gbps) {
+  chorus_result_t res;
+  int64_t word = 0;
+  double rtt[HOSTS_PINGS];
+  for (int i = -1; i < HOSTS_PINGS; i++) {
+    double t = tr_now();
+    if (first) {
+      P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+      P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+    } else {
+      P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+      P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+    }
+    if (i < 0)
+      *conn = tr_now() - t;
+    else
+      rtt[i] = tr_now() - t;
+  }
+  qsort(rtt, HOSTS_PINGS, sizeof rtt[0], cmp_double);
+  *lat = rtt[HOSTS_PINGS / 2] / 2;
+  P2P(p2p_bulk(c, first, peer, big, gbps));
+  return p2p_bulk(c, !first, peer, big, gbps);
+}
+
+/* A hosts x hosts table; cell(i, j, buf) fills one cell, "" for none. */
+static void print_matrix(int nh, const char *const *names, void (*cell)(int, int, char *, size_t, void *), void *ctx) {
+  printf("    %-10s", "from \\ to");
+  for (int j = 0; j < nh; j++)
+    printf(" %15.15s", names[j]);
+  printf("\n");
+  for (int i = 0; i < nh; i++) {
+    printf("    %-10.10s", names[i]);
+    for (int j = 0; j < nh; j++) {
+      char buf[64] = "-";
+      if (i != j) cell(i, j, buf, sizeof buf, ctx);
+      printf(" %15s", buf);
+    }
+    printf("\n");
+  }
+}
+
+typedef struct {
+  int nh;
+  const double *meas, *pred; /* [nh * nh] */
+  double scale;
+  const char *fmt;
+  int symmetric; /* measured at [min][max] only */
+} cells_t;
+
+static void fmt_cell(int i, int j, char *buf, size_t len, void *ctx) {
+  const cells_t *t = ctx;
+  int k = t->symmetric && i > j ? j * t->nh + i : i * t->nh + j;
+  char m[24] = "?", p[24] = "";
+  if (t->meas[k] > 0) snprintf(m, sizeof m, t->fmt, t->meas[k] * t->scale);
+  if (t->pred && t->pred[k] > 0) snprintf(p, sizeof p, t->fmt, t->pred[k] * t->scale);
+  snprintf(buf, len, "%s%s%s", m, p[0] ? "/" : "", p);
+}
+
+/* Rank 0's report of the measurements, with a finding for each pair that is
+ * far below its prediction or far below the other pairs. */
+static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *lead, const rank_info_t *info,
+                         const double *m) {
+  const double *bw = m, *lat = m + nh * nh, *conn = m + 2 * nh * nh;
+  double *pbw = calloc((size_t)nh * nh * 2, sizeof *pbw), *plat = pbw ? pbw + nh * nh : NULL;
+  int *host_of = calloc((size_t)nranks, sizeof *host_of);
+  const char **names = calloc((size_t)nh, sizeof *names);
+  char(*labels)[24] = calloc((size_t)nh, sizeof *labels);
+  double *sorted = calloc((size_t)nh * nh, sizeof *sorted), median = 0;
+  int *slow = calloc((size_t)nh * nh + 2 * (size_t)nh, sizeof *slow), *out_slow, *in_slow;
+  if (!pbw || !host_of || !names || !labels || !sorted || !slow) {
+    finding(1, "out of memory for the report of %d hosts", nh);
+    goto cleanup;
+  }
+  out_slow = slow + nh * nh, in_slow = out_slow + nh;
+  for (int r = 0; r < nranks; r++)
+    for (int h = 0; h < nh; h++)
+      if (!strcmp(info[r].hostid, info[lead[h]].hostid)) host_of[r] = h;
+  for (int h = 0; h < nh; h++) {
+    char name[128];
+    if (!o->hosts || list_item(o->hosts, h, name, sizeof name) != nh) snprintf(name, sizeof name, "host %d", h);
+    snprintf(labels[h], sizeof labels[h], "%.23s", name);
+    names[h] = labels[h];
+  }
+  char desc[700];
+  int trusted;
+  sim_cost_t *cost = hosts_cost(o, nranks, nh, host_of, desc, sizeof desc, &trusted);
+  for (int a = 0; cost && a < nh; a++)
+    for (int b = 0; b < nh; b++) {
+      if (a == b) continue;
+      double t = predict_p2p(cost, nranks, lead[a], lead[b], HOSTS_MSG);
+      pbw[a * nh + b] = t > 0 ? HOSTS_MSG / t / 1e9 : 0;
+      t = predict_p2p(cost, nranks, lead[a], lead[b], sizeof(int64_t));
+      plat[a * nh + b] = t > 0 ? t : 0;
+    }
+  sim_cost_destroy(cost);
+  printf("\npoint to point between hosts, one rank each (measured/predicted; predicted by the cost model on %s):\n",
+         desc);
+  printf("  bandwidth, GB/s, of 4 MiB messages (a row sends to a column):\n");
+  print_matrix(nh, names, fmt_cell, &(cells_t){nh, bw, cost ? pbw : NULL, 1, "%.3f", 0});
+  printf("  latency, us, half a round trip of 8 bytes:\n");
+  print_matrix(nh, names, fmt_cell, &(cells_t){nh, lat, cost ? plat : NULL, 1e6, "%.0f", 1});
+  printf("  connecting, ms: the first round trip, which opens both directions:\n");
+  print_matrix(nh, names, fmt_cell, &(cells_t){nh, conn, NULL, 1e3, "%.1f", 1});
+
+  /* The median pair: a pair far below the others is wrong whatever the model says. */
+  int n = 0;
+  for (int k = 0; k < nh * nh; k++)
+    if (bw[k] > 0) sorted[n++] = bw[k];
+  qsort(sorted, (size_t)n, sizeof sorted[0], cmp_double);
+  if (n) median = sorted[n / 2];
+  for (int a = 0; a < nh; a++)
+    for (int b = 0; b < nh; b++) {
+      int k = a * nh + b;
+      double gap = pbw[k] > 0 ? (bw[k] - pbw[k]) / pbw[k] * 100 : 0;
+      slow[k] = a != b && ((pbw[k] > 0 && gap < -o->tolerance && trusted) || (n > 2 && bw[k] < median / 2));
+      out_slow[a] += slow[k], in_slow[b] += slow[k];
+    }
+  for (int a = 0; a < nh; a++)
+    for (int b = 0; b < nh; b++) {
+      int k = a * nh + b;
+      if (a == b || bw[k] <= 0) continue;
+      double gap = pbw[k] > 0 ? (bw[k] - pbw[k]) / pbw[k] * 100 : 0;
+      char where[300] = "";
+      if (out_slow[a] == nh - 1 && (nh > 2 || !in_slow[a]))
+        snprintf(where, sizeof where,
+                 " Every transfer from host %d is slow: look first at its sending side "
+                 "(egress shaping on %s, its NIC).",
+                 a, info[lead[a]].ifname);
+      else if (in_slow[b] == nh - 1 && nh > 2)
+        snprintf(where, sizeof where,
+                 " Every transfer to host %d is slow: look first at its receiving side "
+                 "(%s, its NIC).",
+                 b, info[lead[b]].ifname);
+      char what[600];
+      int named = strcmp(names[0], "host 0") != 0;
+      snprintf(what, sizeof what, "host %d (%s%s%s %s) -> host %d (%s%s%s %s): %.3f GB/s", a, named ? names[a] : "",
+               named ? ", " : "", info[lead[a]].ifname, info[lead[a]].addr, b, named ? names[b] : "", named ? ", " : "",
+               info[lead[b]].ifname, info[lead[b]].addr, bw[k]);
+      const char *advice = "Check that link: its speed (ethtool), shaping or policing (tc qdisc show), errors and "
+                           "other traffic (ip -s link), and that sockets use the intended interface "
+                           "(CHORUS_SOCKET_IFNAME)";
+      if (slow[k] && pbw[k] > 0 && gap < -o->tolerance && trusted)
+        finding(1,
+                "%s, %.0f%% below the predicted %.3f GB/s.%s %s; if the links really are this fast, describe "
+                "them (chorus calibrate) and pass that topology with --topo",
+                what, -gap, pbw[k], where, advice);
+      else if (slow[k])
+        finding(1, "%s, under half the median pair's %.3f GB/s.%s %s", what, median, where, advice);
+      else if (pbw[k] > 0 && gap < -o->tolerance)
+        finding(0,
+                "%s, %.0f%% below the %.3f GB/s the default %s predicts: it assumes its default link rate; "
+                "give the real one (--set rate=25Gb/s) or a calibrated topology (--topo)",
+                what, -gap, pbw[k], desc);
+    }
+  for (int a = 0; a < nh; a++)
+    for (int b = a + 1; b < nh; b++)
+      if (conn[a * nh + b] > 1.0)
+        finding(0,
+                "connecting host %d and host %d took %.1f s: look for slow name resolution, a firewall dropping "
+                "the first packets (retries), or a loaded host",
+                a, b, conn[a * nh + b]);
+cleanup:
+  free(pbw);
+  free(host_of);
+  free(names);
+  free(labels);
+  free(sorted);
+  free(slow);
+}
+
+/* The hosts of the job: rank 0 prints the per-rank table; one rank per host
+ * measures every pair, one pair at a time (a barrier between pairs, so that
+ * no two transfers share a link and every wait stays far below
+ * CHORUS_TIMEOUT); rank 0 prints the matrices. */
+static void hosts_check(const hosts_opts_t *o, chorus_comm_t *c, int rank, int nranks, rank_info_t *mine) {
+  rank_info_t *info = calloc((size_t)nranks, sizeof *info);
+  int *lead = calloc((size_t)nranks, sizeof *lead), nh = 0;
+  char *big = malloc(HOSTS_MSG);
+  double *m = NULL, *sum = NULL;
+  if (!info || !lead || !big) {
+    finding(1, "out of memory for %d ranks", nranks);
+    goto cleanup;
+  }
+  memset(big, 0x5a, HOSTS_MSG);
+  double t = tr_now();
+  chorus_result_t res = chorus_run_allgather(mine, info, sizeof *mine, chorus_uint8, c, NULL);
+  double first_s = tr_now() - t;
+  if (res != chorus_success) {
+    finding(1,
+            "the first collective (an allgather of what each rank knows) failed: %s. Every rank joined, so "
+            "the connections between them fail: check that each host reaches the others' addresses below "
+            "(firewall, routes) and CHORUS_SOCKET_IFNAME",
+            chorus_last_error());
+    goto cleanup;
+  }
+  for (int r = 0; r < nranks; r++) {
+    int h = 0;
+    while (h < nh && strcmp(info[lead[h]].hostid, info[r].hostid))
+      h++;
+    if (h == nh) lead[nh++] = r;
+  }
+  if (rank == 0) {
+    double slowest = 0;
+    for (int r = 0; r < nranks; r++)
+      slowest = info[r].join_s > slowest ? info[r].join_s : slowest;
+    printf("  %d ranks on %d host%s joined in %.3f s (the slowest rank's wait), the first collective in "
+           "%.3f s\n  %-5s %-5s %-20s %-10s %-24s %-8s %s\n",
+           nranks, nh, nh == 1 ? "" : "s", slowest, first_s, "rank", "host", "name", "interface", "address", "pid",
+           "joined after");
+    for (int r = 0; r < nranks; r++) {
+      int h = 0;
+      while (h < nh && strcmp(info[lead[h]].hostid, info[r].hostid))
+        h++;
+      char name[128];
+      if (!o->hosts || list_item(o->hosts, h, name, sizeof name) != nh) snprintf(name, sizeof name, "%s", info[r].name);
+      printf("  %-5d %-5d %-20.20s %-10s %-24s %-8d %.3f s\n", r, h, name, info[r].ifname, info[r].addr, info[r].pid,
+             info[r].join_s);
+    }
+    for (int r = 0; r < nranks && nh > 1; r++)
+      if (!strncmp(info[r].ifname, "lo", 2))
+        finding(1,
+                "rank %d uses the loopback interface (%s) while the job spans %d hosts: the others reach it "
+                "only by luck; set CHORUS_SOCKET_IFNAME to the interface the hosts share",
+                r, info[r].addr, nh);
+    for (int h = 1; h < nh; h++)
+      if (strcmp(info[lead[h]].ifname, info[lead[0]].ifname)) {
+        finding(0,
+                "the hosts use different interfaces (host 0 %s, host %d %s): fine when they are one network; "
+                "otherwise name it with CHORUS_SOCKET_IFNAME",
+                info[lead[0]].ifname, h, info[lead[h]].ifname);
+        break;
+      }
+  }
+  if (nh < 2) {
+    if (rank == 0) finding(0, "every rank is on one host: there are no pairs of hosts to measure");
+    goto cleanup;
+  }
+  m = calloc((size_t)nh * nh * 3, sizeof *m);
+  sum = calloc((size_t)nh * nh * 3, sizeof *sum);
+  if (!m || !sum) {
+    finding(1, "out of memory for %d hosts", nh);
+    goto cleanup;
+  }
+  t = tr_now();
+  for (int a = 0; a < nh; a++)
+    for (int b = a + 1; b < nh; b++) {
+      int32_t bad = 0, anybad = 0;
+      int side = rank == lead[a] ? 1 : rank == lead[b] ? 2 : 0;
+      if (side) {
+        double conn = 0, lat = 0, gbps = 0;
+        res = p2p_pair(c, side == 1, side == 1 ? lead[b] : lead[a], big, &conn, &lat, &gbps);
+        if (res != chorus_success) {
+          bad = 1;
+          finding(1,
+                  "measuring between host %d (rank %d, %s) and host %d (rank %d, %s) failed: %s. Check that "
+                  "the two reach each other (ping the address), a firewall, and CHORUS_SOCKET_IFNAME",
+                  a, lead[a], info[lead[a]].addr, b, lead[b], info[lead[b]].addr, chorus_last_error());
+        } else if (side == 1) {
+          m[a * nh + b] = gbps, m[nh * nh + a * nh + b] = lat, m[2 * nh * nh + a * nh + b] = conn;
+        } else {
+          m[b * nh + a] = gbps;
+        }
+      }
+      res = chorus_run_allreduce(&bad, &anybad, 1, chorus_int32, chorus_sum, c, NULL);
+      if (res != chorus_success || anybad) {
+        if (res != chorus_success)
+          finding(1, "rank %d lost the others after host %d - host %d: %s", rank, a, b, chorus_last_error());
+        goto cleanup;
+      }
+    }
+  res = chorus_run_allreduce(m, sum, (size_t)nh * nh * 3, chorus_float64, chorus_sum, c, NULL);
+  if (res != chorus_success) {
+    finding(1, "collecting the measurements failed: %s", chorus_last_error());
+    goto cleanup;
+  }
+  if (rank == 0) {
+    printf("\nmeasured %d pair%s of hosts in %.1f s\n", nh * (nh - 1) / 2, nh == 2 ? "" : "s", tr_now() - t);
+    hosts_report(o, nranks, nh, lead, info, sum);
+  }
+cleanup:
+  free(info);
+  free(lead);
+  free(big);
+  free(m);
+  free(sum);
+}
+
+static void print_library(void) {
   int v = chorus_version();
   Dl_info info = {0};
   dladdr((void *)&cmd_doctor, &info);
   printf("chorus %d.%d.%d, kernels %s, library %s\n", v / 10000, v / 100 % 100, v % 100, kern_isa(),
          info.dli_fname ? info.dli_fname : "?");
   printf("algorithm scripts: %s\n", planner_algos_dir());
+}
+
+/* chorus doctor under a launcher: every rank joins; rank 0 also checks its
+ * own host, prints the tables and the verdict, which every rank exits with. */
+static int doctor_hosts(const hosts_opts_t *o, int rank, int nranks) {
+  rank_info_t mine = {.pid = (int32_t)getpid()};
+  gethostname(mine.name, sizeof mine.name - 1);
+  boot_host_id(mine.hostid, sizeof mine.hostid);
+  net_addr_t addr;
+  if (net_pick_addr(&addr, mine.ifname, sizeof mine.ifname) == chorus_success)
+    net_addr_str(&addr, mine.addr, sizeof mine.addr);
+  char *port = strrchr(mine.addr, ':'); /* the address is what matters, not a port */
+  if (port && strchr(mine.addr, '.')) *port = 0;
+  if (rank != 0) snprintf(who, sizeof who, "rank %d (%s %s): ", rank, mine.name, mine.addr);
+  chorus_comm_t *c = NULL;
+  double t = tr_now();
+  chorus_result_t res = chorus_comm_init_env(&c);
+  mine.join_s = tr_now() - t;
+  if (rank == 0) {
+    print_library();
+    check_settings();
+    check_host();
+    check_interfaces();
+    check_memory();
+    printf("\nhosts: %d ranks from the launcher, joining through ", nranks);
+    char root[300];
+    root_str(root, sizeof root);
+    printf("%s (CHORUS_TIMEOUT %ld s)\n", root, param_int(PARAM_TIMEOUT));
+  }
+  int32_t mine_p, all_p = 0;
+  if (res != chorus_success) {
+    join_failed(nranks, o);
+  } else {
+    hosts_check(o, c, rank, nranks, &mine);
+    mine_p = problems;
+    /* One verdict for every rank, so that a launcher's exit status is rank 0's. */
+    if (chorus_run_allreduce(&mine_p, &all_p, 1, chorus_int32, chorus_sum, c, NULL) != chorus_success) all_p = 1;
+    chorus_comm_destroy(c);
+  }
+  if (rank == 0 || problems)
+    printf("\n%s%d problem%s, %d note%s\n", who, problems, problems == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
+  return problems || all_p ? 1 : 0;
+}
+
+int cmd_doctor(int argc, char **argv) {
+  const char *topo = "local-cpu";
+  int selftest = 1, calibrated = 0, local = 0;
+  hosts_opts_t ho = {.tolerance = 20};
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      printf("usage: chorus doctor [--topo FILE] [--no-selftest]\n"
+             "       LAUNCHER chorus doctor [--topo FILE] [--set K=V,..] [--hosts H0,H1,..] [--tolerance PCT]\n\n"
+             "Lists the library, every CHORUS_* setting, the host, the network interfaces and the one\n"
+             "sockets would use, the memory buffers take, and runs a 2-rank allreduce over shared memory\n"
+             "and sockets beside the prediction on FILE (default the shipped local-cpu topology; give\n"
+             "a calibrated one from chorus calibrate). Each finding comes with advice; exit 1 when one\n"
+             "is a problem.\n\n"
+             "Under a launcher of 2 or more ranks (mpirun, srun, torchrun-style RANK/WORLD_SIZE/MASTER_ADDR)\n"
+             "it checks the hosts instead: every rank joins one communicator within CHORUS_TIMEOUT (a rank\n"
+             "that never joins is named, with the host it was expected from), then one rank per host\n"
+             "measures connection time, latency and 4 MiB bandwidth to every other host, one pair at a\n"
+             "time, and rank 0 prints hosts x hosts tables beside the cost model's prediction: on --topo\n"
+             "FILE, else CHORUS_TOPO, else the namespace-testbed topology netns with hosts=H,ppn=P\n"
+             "(--set adds to its parameters: --set rate=10Gb/s). A pair more than PCT percent (default\n"
+             "20) below a prediction you gave (--topo, --set or CHORUS_TOPO), or under half the median\n"
+             "pair, is a problem. --hosts names the hosts in rank order. --local checks only this host.\n");
+      return 0;
+    } else if (!strcmp(argv[i], "--topo") && i + 1 < argc) {
+      topo = argv[++i];
+      ho.topo = topo;
+      calibrated = 1; /* the user's own description of this machine: a gap is a problem */
+    } else if (!strcmp(argv[i], "--no-selftest")) {
+      selftest = 0;
+    } else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+      ho.sets = argv[++i];
+    } else if (!strcmp(argv[i], "--hosts") && i + 1 < argc) {
+      ho.hosts = argv[++i];
+    } else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
+      char *end;
+      ho.tolerance = strtod(argv[++i], &end);
+      if (*end || ho.tolerance <= 0 || ho.tolerance >= 100) {
+        fprintf(stderr, "chorus doctor: --tolerance '%s': expected a percentage between 0 and 100\n", argv[i]);
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--local")) {
+      local = 1;
+    } else {
+      fprintf(stderr, "chorus doctor: unknown argument '%s' (chorus doctor --help)\n", argv[i]);
+      return 2;
+    }
+  }
+  problems = notes = 0;
+  who[0] = 0;
+  int rank = 0, world = local ? 0 : launcher_size(&rank);
+  if (world >= 2) return doctor_hosts(&ho, rank, world);
+  print_library();
   check_settings();
   check_host();
   check_interfaces();

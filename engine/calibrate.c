@@ -776,31 +776,9 @@ static int usage(FILE *f) {
   return f == stderr ? 2 : 0;
 }
 
+/* A sweep size: at least 1 byte (before its unit), at most 1 GiB. */
 static int parse_bytes(const char *s, size_t *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || errno || !(v >= 1)) return -1;
-  switch (*end) {
-  case 'k':
-  case 'K':
-    v *= 1024, end++;
-    break;
-  case 'm':
-  case 'M':
-    v *= 1024 * 1024, end++;
-    break;
-  case 'g':
-  case 'G':
-    v *= 1024.0 * 1024 * 1024, end++;
-    break;
-  default:
-    break;
-  }
-  if (*end == 'B' || *end == 'b') end++;
-  if (*end || v > (double)(1u << 30)) return -1;
-  *out = (size_t)v;
-  return 0;
+  return param_parse_bytes(s, out) || *out < 1 || *out > (1u << 30) ? -1 : 0;
 }
 
 static int parse_sizes(const char *arg, cal_opts_t *o) {

@@ -118,6 +118,27 @@ void param_list(FILE *f) {
             from_env[i] ? "(env)" : "(default)", defs[i].help);
 }
 
+int param_parse_bytes(const char *s, size_t *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || !(v >= 0) || errno) return -1;
+  switch (*end) {
+  case 'k':
+  case 'K': v *= 1024, end++; break;
+  case 'm':
+  case 'M': v *= 1024.0 * 1024, end++; break;
+  case 'g':
+  case 'G': v *= 1024.0 * 1024 * 1024, end++; break;
+  default: break;
+  }
+  if (end[0] == 'i' && (end[1] == 'B' || end[1] == 'b')) end++;
+  if (*end == 'B' || *end == 'b') end++;
+  if (*end || !(v < 0x1p63)) return -1;
+  *out = (size_t)v;
+  return 0;
+}
+
 int param_in_list(const char *list, const char *name) {
   size_t n = strlen(name);
   for (const char *p = list; *p;) {

@@ -65,6 +65,11 @@ const char *param_str(param_id_t id);
  * CHORUS_DEBUG_SUBSYS, CHORUS_ALGO and CHORUS_PROTO lists use it. */
 int param_in_list(const char *list, const char *name);
 
+/* A byte count as people write it: "4096", "32K", "1.5M", "64MiB", "1G"
+ * (binary units; fractions are cut to whole bytes). 0, or -1 when it is not
+ * a size (negative, not a number, trailing text, 2^63 or more). */
+int param_parse_bytes(const char *s, size_t *out);
+
 /* Print every setting with its value and where it came from (`chorus doctor`). */
 void param_list(FILE *f);
 

@@ -422,22 +422,6 @@ static int usage(FILE *f) {
   return f == stderr ? 2 : 0;
 }
 
-static int parse_size(const char *s, size_t *out) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || v < 0) return -1;
-  switch (*end) {
-  case 'k': case 'K': v *= 1024, end++; break;
-  case 'm': case 'M': v *= 1024 * 1024, end++; break;
-  case 'g': case 'G': v *= 1024.0 * 1024 * 1024, end++; break;
-  default: break;
-  }
-  if (*end == 'B' || *end == 'b') end++;
-  if (*end) return -1;
-  *out = (size_t)v;
-  return 0;
-}
-
 typedef struct {
   rank_t R;
   int status;
@@ -485,10 +469,10 @@ int cmd_perf(int argc, char **argv) {
     switch (c) {
     case 'n': o.nranks = atoi(optarg); break;
     case 'b':
-      if (parse_size(optarg, &o.minb)) return fprintf(stderr, "chorus perf: -b: '%s' is not a size\n", optarg), 2;
+      if (param_parse_bytes(optarg, &o.minb)) return fprintf(stderr, "chorus perf: -b: '%s' is not a size\n", optarg), 2;
       break;
     case 'e':
-      if (parse_size(optarg, &o.maxb)) return fprintf(stderr, "chorus perf: -e: '%s' is not a size\n", optarg), 2;
+      if (param_parse_bytes(optarg, &o.maxb)) return fprintf(stderr, "chorus perf: -e: '%s' is not a size\n", optarg), 2;
       break;
     case 'f': o.factor = atof(optarg); break;
     case 'd':

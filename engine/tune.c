@@ -79,41 +79,13 @@ static struct {
 /* Protocols the CPU engine implements, in order of preference. */
 static const char *const engine_protos[] = {"simple"};
 
-static int parse_size(const char *s, size_t *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || !(v >= 0) || isinf(v) || errno) return -1;
-  switch (*end) {
-  case 'k':
-  case 'K':
-    v *= 1024, end++;
-    break;
-  case 'm':
-  case 'M':
-    v *= 1024.0 * 1024, end++;
-    break;
-  case 'g':
-  case 'G':
-    v *= 1024.0 * 1024 * 1024, end++;
-    break;
-  default:
-    break;
-  }
-  if (end[0] == 'i' && (end[1] == 'B' || end[1] == 'b')) end++;
-  if (*end == 'B' || *end == 'b') end++;
-  if (*end || v >= 0x1p63 || v != floor(v)) return -1;
-  *out = (size_t)v;
-  return 0;
-}
-
 /* "*", "SIZE", "LO-HI" or "LO-inf" -> [lo, hi). */
 static int parse_range(const char *s, size_t *lo, size_t *hi) {
   if (!strcmp(s, "*")) return *lo = 0, *hi = SIZE_MAX, 0;
   const char *dash = strchr(s, '-');
   char a[48];
   if (!dash) {
-    if (parse_size(s, lo)) return -1;
+    if (param_parse_bytes(s, lo)) return -1;
     *hi = *lo + 1;
     return 0;
   }
@@ -121,10 +93,10 @@ static int parse_range(const char *s, size_t *lo, size_t *hi) {
   if (n == 0 || n >= sizeof a) return -1;
   memcpy(a, s, n);
   a[n] = 0;
-  if (parse_size(a, lo)) return -1;
+  if (param_parse_bytes(a, lo)) return -1;
   if (!strcasecmp(dash + 1, "inf"))
     *hi = SIZE_MAX;
-  else if (parse_size(dash + 1, hi))
+  else if (param_parse_bytes(dash + 1, hi))
     return -1;
   return *hi > *lo ? 0 : -1;
 }

@@ -24,7 +24,8 @@ one() {
     if grep -qiE "declin|not support|unsupported" <<<"$out"; then
       skipped=$((skipped + 1)); echo "skip (declined): chorus perf $*"; return
     fi
-    fail=$((fail + 1)); echo "FAIL rc=$rc: chorus perf $* ${extra[*]}"; tail -5 <<<"$out"
+    # Every rank's own lines (the first failure is often not the last line), then the end.
+    fail=$((fail + 1)); echo "FAIL rc=$rc: chorus perf $* ${extra[*]}"; grep -E "chorus (perf|WARN)|ERROR|Sanitizer" <<<"$out" | head -20; tail -5 <<<"$out"
   fi
 }
 for coll in allreduce reduce reducescatter broadcast allgather alltoall; do

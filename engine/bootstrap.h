@@ -58,10 +58,32 @@ chorus_result_t boot_send(boot_t *b, int peer, uint32_t tag, const void *data, s
 /* Same, giving up after timeout_s (a peer that may be gone: a refused
  * connection is retried until then). */
 chorus_result_t boot_send_within(boot_t *b, int peer, uint32_t tag, const void *data, size_t len, double timeout_s);
+/* The same message to every other rank at once (connections in parallel),
+ * giving up on each after timeout_s: for news that must not wait on the
+ * slowest or deadest peer. Best effort; returns how many ranks it reached. */
+int boot_send_all_within(boot_t *b, uint32_t tag, const void *data, size_t len, double timeout_s);
 /* The message with (peer, tag), waiting at most timeout_s; others that
- * arrive meanwhile are kept for later calls. *len: capacity in, size out. */
+ * arrive meanwhile are kept for later calls. *len: capacity in, size out.
+ * A BOOT_TAG_FAILED message from any rank ends the wait early with
+ * chorus_remote_error and its text as the error: the communicator is lost,
+ * and waiting on the peer would only take until the timeout to say so. */
 chorus_result_t boot_recv(boot_t *b, int peer, uint32_t tag, void *data, size_t *len, double timeout_s);
 /* The first message with `tag` from any rank (its rank in *from). */
 chorus_result_t boot_recv_any(boot_t *b, uint32_t tag, int *from, void *data, size_t *len, double timeout_s);
+/* Same, but the message stays queued (every thread of a rank can read it). */
+chorus_result_t boot_peek_any(boot_t *b, uint32_t tag, int *from, void *data, size_t *len, double timeout_s);
+/* Same, without waiting: only what has already arrived, and nothing when
+ * another thread is inside a receive (chorus_timeout then). */
+chorus_result_t boot_peek_queued(boot_t *b, uint32_t tag, int *from, void *data, size_t *len);
+/* Whether `peer` still listens: 1 it took a (BOOT_TAG_PROBE) message, 0 it
+ * refused (its process ended or closed its communicator), -1 no answer
+ * within timeout_s (unreachable, or too busy to say). */
+int boot_probe(boot_t *b, int peer, double timeout_s);
+
+/* Tags of the bootstrap's own messages. A rank that fails for a reason of
+ * its own (a peer died, a timeout, a refused connection) sends every rank
+ * BOOT_TAG_FAILED with the text of its error (a string); see comm_fail. */
+#define BOOT_TAG_FAILED 0x20000001u
+#define BOOT_TAG_PROBE 0x20000002u
 
 #endif

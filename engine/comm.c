@@ -3,6 +3,7 @@
  * a host, sockets across), launcher environments, failure and abort. */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,30 +12,142 @@
 
 #include "comm.h"
 #include "hang.h"
+#include "mismatch.h"
 #include "tune.h"
 #include "kernels.h"
 
 _Static_assert(sizeof(boot_id_t) <= CHORUS_UNIQUE_ID_BYTES, "boot_id_t must fit in chorus_unique_id_t");
 
-chorus_result_t comm_fail(chorus_comm_t *c, chorus_result_t r, const char *fmt, ...) {
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
+/* How long a rank whose peer failed waits for the first failing rank to
+ * say why; that rank sends the cause before it aborts its connections, so
+ * it is normally queued already. A cause a rank must find out for itself
+ * (a socket peer that closed) takes a probe of up to FAIL_PROBE_S first. */
+#define FAIL_CAUSE_WAIT_S 1.0
+#define FAIL_PROBE_S 0.2
+
+/* A cause's text, ended, without its "rank K: " (said already). */
+static void cause_text(int from, char *text, size_t len, size_t cap) {
+  text[len < cap ? len : cap - 1] = 0;
+  char own[24];
+  int n = snprintf(own, sizeof own, "rank %d: ", from);
+  if (!strncmp(text, own, (size_t)n)) memmove(text, text + n, strlen(text + n) + 1);
+}
+
+static void vfail(chorus_comm_t *c, chorus_result_t r, int tell, const char *fmt, va_list ap) {
+  char msg[1024], cause[600];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
+  int from;
+  size_t len = sizeof cause - 1;
+  /* A cause already here makes this failure a consequence (a peer that
+   * failed on it and left refuses this rank's connection): say both. */
+  if (tell && c->boot && boot_peek_queued(c->boot, BOOT_TAG_FAILED, &from, cause, &len) == chorus_success) {
+    cause_text(from, cause, len, sizeof cause);
+    size_t n = strlen(msg);
+    snprintf(msg + n, sizeof msg - n, "; the first failure, on rank %d: %s", from, cause);
+    tell = 0;
+  }
   chorus_set_last_error(msg);
   if (__sync_bool_compare_and_swap(&c->error, chorus_success, r)) {
     snprintf(c->errmsg, sizeof c->errmsg, "%s", msg);
     LOG_WARN_("INIT", "rank %d: %s", c->rank, msg);
+    /* Before the aborts below wake the peers, so that each finds the cause
+     * queued and names the rank it started from, not only its neighbour. */
+    if (tell && c->boot) boot_send_all_within(c->boot, BOOT_TAG_FAILED, msg, strlen(msg) + 1, FAIL_PROBE_S);
   }
   c->stop = 1;
   /* Abort every connection: peers waiting on this rank fail now, not at their timeout. */
   for (size_t i = 0; c->conns && i < (size_t)c->nranks * COMM_CONN_SLOTS * 2; i++)
     if (c->conns[i] && c->conns[i]->ring.ctrl) {
-      ring_abort(c->conns[i]->ring.ctrl, 1);
+      ring_abort(c->conns[i]->ring.ctrl, RING_ABORT_FAILED);
       if (c->conns[i]->tr && c->conns[i]->tr->abort) c->conns[i]->tr->abort(c->conns[i]);
     }
+}
+
+chorus_result_t comm_fail(chorus_comm_t *c, chorus_result_t r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(c, r, 1, fmt, ap);
+  va_end(ap);
   return r;
+}
+
+chorus_result_t comm_fail_after(chorus_comm_t *c, chorus_result_t r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(c, r, 0, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+static pthread_mutex_t cause_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Add the first failing rank's own words to this rank's error. */
+static void add_cause(chorus_comm_t *c, int from, const char *text) {
+  pthread_mutex_lock(&cause_lock);
+  if (!strstr(c->errmsg, "; the first failure, ")) {
+    size_t n = strlen(c->errmsg);
+    snprintf(c->errmsg + n, sizeof c->errmsg - n, "; the first failure, on rank %d: %s", from, text);
+    LOG_WARN_("INIT", "rank %d: %s", c->rank, c->errmsg);
+  }
+  pthread_mutex_unlock(&cause_lock);
+}
+
+/* A cause sent by another rank within `wait` seconds: 1 and its text. */
+static int find_cause(chorus_comm_t *c, double wait, int *from, char *text, size_t cap) {
+  size_t len = cap - 1;
+  if (!c->boot || boot_peek_any(c->boot, BOOT_TAG_FAILED, from, text, &len, wait) != chorus_success) return 0;
+  cause_text(*from, text, len, cap);
+  return 1;
+}
+
+chorus_result_t comm_peer_failed(chorus_comm_t *c, const conn_t *cn, const char *at) {
+  if (c->error) return c->error; /* this rank failed first; its own error stands */
+  uint32_t why = __atomic_load_n(&cn->ring.ctrl->abort, __ATOMIC_SEQ_CST);
+  int peer = cn->peer, from;
+  char cause[600];
+  if (why == RING_ABORT_FAILED || cn->tr == &shm_transport) {
+    /* The peer failed and said so in the ring; its cause (or a mismatch
+     * report) is on its way. */
+    comm_fail_after(c, chorus_remote_error, "rank %d: rank %d failed or aborted %s", c->rank, peer, at);
+    mismatch_listen(c);
+    if (c->error == chorus_invalid_usage) return c->error; /* both calls, explained */
+    if (find_cause(c, FAIL_CAUSE_WAIT_S, &from, cause, sizeof cause)) add_cause(c, from, cause);
+    else if (ring_peer_gone(cn->ring.peer_pid))
+      add_cause(c, peer, "its process has died");
+    chorus_set_last_error(c->errmsg);
+    return c->error;
+  }
+  /* A socket ended: a peer that failed deliberately sent its cause before
+   * closing; one that died, or a network that failed, says nothing. Fail
+   * first (this rank's other peers must wake, or a peer that must answer a
+   * mismatch report may wait on this one), then find out. */
+  if (why == RING_ABORT_SOCKET)
+    comm_fail_after(c, chorus_remote_error, "rank %d: the socket connection with rank %d failed %s: %s", c->rank, peer,
+                    at, cn->why);
+  else comm_fail_after(c, chorus_remote_error, "rank %d: rank %d closed its connection %s", c->rank, peer, at);
+  mismatch_listen(c); /* a peer that saw a step of another call may say both calls */
+  if (c->error == chorus_invalid_usage) return c->error;
+  int found = find_cause(c, 0.05, &from, cause, sizeof cause);
+  int alive = found ? 1 : boot_probe(c->boot, peer, FAIL_PROBE_S);
+  /* A peer alive that closed its end failed on purpose: its cause (or that
+   * of the rank it failed on) is coming; a failed socket is a cause itself. */
+  if (!found && alive > 0 && why != RING_ABORT_SOCKET) found = find_cause(c, FAIL_CAUSE_WAIT_S, &from, cause, sizeof cause);
+  if (found) add_cause(c, from, cause);
+  else {
+    pthread_mutex_lock(&cause_lock);
+    size_t n = strlen(c->errmsg);
+    snprintf(c->errmsg + n, sizeof c->errmsg - n, "%s",
+             alive == 0  ? "; it is gone: its bootstrap listener refuses connections (its process ended or it "
+                           "destroyed its communicator)"
+             : alive < 0 ? "; it does not answer on the bootstrap either (its host or the network is down)"
+                         : "; its process still answers");
+    LOG_WARN_("INIT", "rank %d: %s", c->rank, c->errmsg);
+    pthread_mutex_unlock(&cause_lock);
+    /* Nobody else can know this: tell every rank, late as it is. */
+    if (c->boot) boot_send_all_within(c->boot, BOOT_TAG_FAILED, c->errmsg, strlen(c->errmsg) + 1, FAIL_PROBE_S);
+  }
+  chorus_set_last_error(c->errmsg);
+  return c->error;
 }
 
 void comm_force(chorus_comm_t *c, const char *algo, int nchannels) {
@@ -334,7 +447,7 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
                                                 cn->tr->name, l->peer, l->channel, chorus_last_error());
     m.len = (uint32_t)len;
     res = boot_send(c->boot, l->peer, link_tag(l->channel, l->is_send), &m, sizeof m);
-    if (res != chorus_success) return comm_fail(c, res, "rank %d: %s", c->rank, chorus_last_error());
+    if (res != chorus_success) return comm_fail(c, res, "%s", chorus_last_error()); /* names both ranks */
   }
   /* Pass 2 connects senders (never waits on a peer's progress), pass 3
    * accepts on receivers: in this order no two ranks can wait on each other. */
@@ -346,6 +459,8 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
       link_msg_t m;
       size_t len = sizeof m;
       res = boot_recv(c->boot, l->peer, link_tag(l->channel, !l->is_send), &m, &len, timeout);
+      if (res == chorus_remote_error) /* another rank failed first and said why */
+        return comm_fail_after(c, res, "rank %d: connecting to rank %d: %s", c->rank, l->peer, chorus_last_error());
       if (res != chorus_success)
         return comm_fail(c, res, "rank %d: connecting to rank %d: %s", c->rank, l->peer, chorus_last_error());
       if (len != sizeof m || m.magic != BOOT_MAGIC || m.step_bytes != c->step_bytes ||

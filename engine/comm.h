@@ -128,6 +128,18 @@ struct chorus_comm {
  * Returns r. */
 chorus_result_t comm_fail(chorus_comm_t *c, chorus_result_t r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* comm_fail for a failure that follows another rank's: the first failing
+ * rank tells every rank its cause (over the bootstrap, before it aborts
+ * its connections); this one tells nobody. */
+chorus_result_t comm_fail_after(chorus_comm_t *c, chorus_result_t r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A wait on connection cn ended because it was aborted (ring_wait
+ * RING_ABORTED); `at` says where ("on channel 0 while this rank received
+ * from it"). Fails the communicator with the whole story: a mismatch
+ * report if one comes; else the first failing rank's cause, appended;
+ * else, for a socket that ended without one, whether the peer's process
+ * still answers. Returns the error. */
+chorus_result_t comm_peer_failed(chorus_comm_t *c, const conn_t *cn, const char *at);
 
 /* The connection (peer, channel, direction), making it — with the peer doing
  * the same in its call — when it does not exist yet. `need` lists pairs

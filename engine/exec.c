@@ -36,6 +36,7 @@ struct exec_job {
   char *out;
   size_t count, es, chan_elems, ce_max;
   uint32_t tag; /* desc.tag */
+  int confirm;  /* a rank that only sends waits for its steps to be taken (CHORUS_CONFIRM_SENDS) */
   comm_desc_t desc;
   double timeout;
   chorus_result_t res[PLAN_MAX_CHANNELS];
@@ -67,13 +68,11 @@ static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, co
    * time out aborts its peers, and their reports complete the picture. */
   if (w != RING_STOPPED) hang_dump(c, w == RING_TIMEOUT ? "timeout" : "peer-failed");
   switch (w) {
-  case RING_ABORTED:
-    /* Fail first, so that this rank's peers wake too; then a peer that saw
-     * a step of another call may tell this rank both calls. */
-    comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d failed or aborted while this rank %s it", c->rank,
-              x->ch, cn->peer, what);
-    mismatch_listen(c);
-    return c->error;
+  case RING_ABORTED: {
+    char at[96];
+    snprintf(at, sizeof at, "on channel %d while this rank %s it", x->ch, what);
+    return comm_peer_failed(c, cn, at);
+  }
   case RING_PEER_DEAD:
     return comm_fail(c, chorus_remote_error, "rank %d channel %d: rank %d (pid %d) died while this rank %s it",
                      c->rank, x->ch, cn->peer, cn->ring.peer_pid, what);
@@ -83,7 +82,7 @@ static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, co
                      "or made a different call",
                      c->rank, x->ch, x->j->timeout, what, cn->peer);
   default:
-    return comm_fail(c, c->error ? c->error : chorus_remote_error, "rank %d channel %d: stopped (%s)", c->rank,
+    return comm_fail_after(c, c->error ? c->error : chorus_remote_error, "rank %d channel %d: stopped (%s)", c->rank,
                      x->ch, c->errmsg[0] ? c->errmsg : "aborted");
   }
 }
@@ -211,6 +210,37 @@ static chorus_result_t run_op(chan_t *x, const plan_op_t *op) {
   return res;
 }
 
+/* A rank that only sends in a call (a broadcast's root, a reduce's leaf)
+ * returns before any receiver looked at its steps; a receiver that finds
+ * them from a different call aborts the connection, and this rank fails,
+ * with both calls, in the first later call that finds the abort: at once
+ * over shared memory when it next waits for a slot, and over sockets here,
+ * at the end of each such call, by a look (no wait) at whether the
+ * receiver closed (without it a root ran 169 more broadcasts into the
+ * socket buffers). With CHORUS_CONFIRM_SENDS it waits until its last step
+ * is taken (over sockets a flush: one round trip), and so fails in the same
+ * call. Not by default: on 2 ranks on 2 loaded cores that made an 8-byte
+ * broadcast 3-7x slower (2026-12-03). */
+static chorus_result_t check_sends(chan_t *x, const plan_prog_t *prog, const plan_op_t *ops) {
+  for (uint32_t i = 0; i < prog->count; i++)
+    if (plan_op_receives(ops[i].code)) return chorus_success;
+  for (uint32_t i = 0; i < prog->count; i++) {
+    if (!plan_op_sends(ops[i].code) || (i && ops[i - 1].send_peer == ops[i].send_peer)) continue;
+    conn_t *out = comm_conn(x->j->comm, ops[i].send_peer, x->ch, 1);
+    ring_t *r = &out->ring;
+    ring_wait_t w = RING_OK;
+    if (!x->j->confirm) {
+      if (out->tr->check) w = out->tr->check(out);
+    } else {
+      if (!ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), r->pos))
+        w = ring_wait_slow(r, &r->ctrl->tail, &r->ctrl->tail_sleepers, r->pos, x->j->timeout);
+      if (w == RING_OK && out->tr->flush) w = out->tr->flush(out, x->j->timeout);
+    }
+    if (w != RING_OK) return wait_error(x, w, out, "sent to");
+  }
+  return chorus_success;
+}
+
 static chorus_result_t run_channel(exec_job_t *j, int ch) {
   chorus_comm_t *c = j->comm;
   const plan_t *p = j->plan;
@@ -237,6 +267,8 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
     }
   }
   x.where->active = 0;
+  chorus_result_t res = check_sends(&x, prog, ops);
+  if (res != chorus_success) return res;
   if (j->call->op == chorus_avg && plan_coll_reduces(j->call->coll) && j->out &&
       (j->call->coll != chorus_reduce || c->rank == j->call->root))
     kern_divide(j->out + x.part_off * j->es, x.part_len, j->call->dt, c->nranks);
@@ -460,6 +492,8 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   snprintf(j.desc.algo, sizeof j.desc.algo, "%s", algo);
   mismatch_record(c, &j.desc);
   j.tag = j.desc.tag;
+  long every = param_int(PARAM_CONFIRM_SENDS);
+  j.confirm = every > 0 && c->seq % (uint32_t)every == 0;
   j.ce_max = c->chunk_bytes / es;
   size_t per = (k->count + p->nchannels - 1) / p->nchannels * es;
   per = (per + EXEC_ALIGN - 1) & ~(size_t)(EXEC_ALIGN - 1);
@@ -561,8 +595,7 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
                       ? ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), r->pos - EXEC_NSTEPS + 1)
                       : ring_passed(__atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE), r->pos + 1);
       if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_ACQUIRE) && (o->conn->is_send || !ready)) {
-        res = comm_fail(c, chorus_remote_error, "rank %d: rank %d failed or aborted during send/recv", c->rank,
-                        o->conn->peer);
+        res = comm_peer_failed(c, o->conn, "during send/recv");
         goto cleanup;
       }
       if (!ready) continue;
@@ -601,7 +634,7 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
       continue;
     }
     if (c->stop) {
-      res = comm_fail(c, c->error ? c->error : chorus_remote_error, "rank %d: stopped during send/recv", c->rank);
+      res = comm_fail_after(c, c->error ? c->error : chorus_remote_error, "rank %d: stopped during send/recv", c->rank);
       goto cleanup;
     }
     if (++idle < spin) {

@@ -59,6 +59,10 @@ static const param_def_t defs[PARAM_COUNT] = {
     [PARAM_TUNING_FILE] =
         {"CHORUS_TUNING_FILE", PARAM_STR, "",
          "file of pinned choices ('allreduce 0-32K rd 1'); beats the tuner, not CHORUS_ALGO/NCHANNELS"},
+    [PARAM_CONFIRM_SENDS] = {"CHORUS_CONFIRM_SENDS", PARAM_INT, "0",
+                             "N > 0: every Nth call, a rank that only sends (a broadcast's root, a reduce's leaf) waits "
+                             "until its steps are taken, so that a mismatched call fails there in that call, not a later "
+                             "one (costs a round trip); 0: never"},
     [PARAM_HANG_DIR] = {"CHORUS_HANG_DIR", PARAM_STR, "/tmp",
                         "folder for hang reports (on a timeout, or SIGUSR1 during a call)"},
 };

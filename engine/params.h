@@ -41,6 +41,7 @@ typedef enum {
   PARAM_TUNER,
   PARAM_TOPO,
   PARAM_TUNING_FILE,
+  PARAM_CONFIRM_SENDS,
   PARAM_COUNT
 } param_id_t;
 

@@ -9,6 +9,13 @@ chorus_add_unit_test(test_engine SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_e
 chorus_add_unit_test(test_sock SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sock.c LIBS chorus_static
   LABELS unit;integration)
 set_tests_properties(test_engine test_sock PROPERTIES TIMEOUT 300)
+# A broadcast root that only sends fails in the mismatched call itself when
+# it waits for its steps to be taken (by default: at its next call).
+foreach(t engine sock)
+  add_test(NAME confirm_sends_${t} COMMAND test_${t} mismatched_calls_fail_on_every_rank)
+  set_tests_properties(confirm_sends_${t} PROPERTIES LABELS "unit;integration" TIMEOUT 120
+    ENVIRONMENT "CHORUS_CONFIRM_SENDS=1;CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
+endforeach()
 
 foreach(mode procs threads)
   add_test(NAME perf_matrix_${mode}

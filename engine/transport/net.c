@@ -135,24 +135,47 @@ static int wait_fd(int fd, short ev, double deadline) {
   }
 }
 
-chorus_result_t net_connect(const net_addr_t *addr, double timeout_s, int *out) {
+/* One non-blocking attempt, bounded by the deadline: 0 connected, else errno. */
+static int connect_once(const net_addr_t *addr, double deadline, int *out) {
+  int fd = socket(addr->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return errno;
+  int e = 0;
+  if (connect(fd, (const struct sockaddr *)&addr->sa, addr->len) != 0) {
+    e = errno;
+    if (e == EINPROGRESS) {
+      int w = wait_fd(fd, POLLOUT, deadline > tr_now() ? deadline : tr_now() + 1e-3);
+      socklen_t elen = sizeof e;
+      if (w == 0) e = ETIMEDOUT;
+      else if (w < 0) e = errno;
+      else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &elen) != 0) e = errno;
+    }
+  }
+  if (e) {
+    close(fd);
+    return e;
+  }
+  int flags = fcntl(fd, F_GETFL);
+  fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  *out = fd;
+  return 0;
+}
+
+chorus_result_t net_connect(const net_addr_t *addr, double timeout_s, net_refusal_t refused, int *out) {
   double deadline = tr_now() + timeout_s;
   char s[64];
   net_addr_str(addr, s, sizeof s);
   for (;;) {
-    int fd = socket(addr->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return err_set(chorus_system_error, "socket: %s", strerror(errno));
-    if (connect(fd, (const struct sockaddr *)&addr->sa, addr->len) == 0) {
-      *out = fd;
-      int one = 1;
-      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      return chorus_success;
-    }
-    int e = errno;
-    close(fd);
-    if ((e != ECONNREFUSED && e != EINTR && e != ETIMEDOUT && e != EAGAIN) || tr_now() > deadline)
-      return err_set(e == ECONNREFUSED || e == ETIMEDOUT ? chorus_timeout : chorus_system_error,
-                     "cannot connect to %s: %s", s, strerror(e));
+    int e = connect_once(addr, deadline, out);
+    if (!e) return chorus_success;
+    if (e == ECONNREFUSED && refused == NET_LISTENING)
+      return err_set(chorus_remote_error, "%s refused the connection: the peer's process has ended or closed its "
+                     "communicator", s);
+    int again = e == ECONNREFUSED || e == EINTR || e == EAGAIN || e == ETIMEDOUT;
+    if (!again || tr_now() >= deadline)
+      return err_set(again ? chorus_timeout : chorus_system_error, "cannot connect to %s within %.1f s: %s", s,
+                     timeout_s, strerror(e));
     usleep(10000);
   }
 }

@@ -46,9 +46,15 @@ void net_addr_str(const net_addr_t *a, char *buf, size_t len);
 
 /* Listen on addr (its port may be 0: one is chosen and written back). */
 chorus_result_t net_listen(net_addr_t *addr, int *fd);
-/* Connect, retrying refused connections until timeout_s (the peer may not be
- * listening yet). */
-chorus_result_t net_connect(const net_addr_t *addr, double timeout_s, int *fd);
+/* How net_connect treats a refused connection. */
+typedef enum {
+  NET_RETRY_REFUSED, /* the peer may not be listening yet: retry until the deadline */
+  NET_LISTENING      /* the peer listened before it told us its address: a refusal means it is gone */
+} net_refusal_t;
+/* Connect within timeout_s (never the kernel's minutes-long SYN timeout: a
+ * cut link fails at the deadline). A refusal under NET_LISTENING fails at
+ * once with chorus_remote_error and a message that says the peer is gone. */
+chorus_result_t net_connect(const net_addr_t *addr, double timeout_s, net_refusal_t refused, int *fd);
 /* Accept one connection, waiting at most timeout_s (<= 0: forever). */
 chorus_result_t net_accept(int lfd, double timeout_s, int *fd);
 /* Whole reads and writes; timeout_s <= 0 waits forever. A closed peer is

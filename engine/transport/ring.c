@@ -27,7 +27,8 @@ static void futex_wait(uint32_t *word, uint32_t val, long ns) {
 void ring_wake(uint32_t *word) { syscall(SYS_futex, word, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0); }
 
 void ring_abort(ring_ctrl_t *c, uint32_t why) {
-  __atomic_store_n(&c->abort, why ? why : 1, __ATOMIC_SEQ_CST);
+  uint32_t none = 0;
+  __atomic_compare_exchange_n(&c->abort, &none, why ? why : RING_ABORT_FAILED, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   ring_wake(&c->head);
   ring_wake(&c->tail);
 }

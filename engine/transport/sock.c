@@ -37,6 +37,7 @@ struct sock_priv {
   uint8_t done[EXEC_NSTEPS];
   volatile int closing; /* set by sock_free, read by the proxies: atomic accesses */
   int eofs;             /* receiving streams that reached end-of-file (atomic) */
+  int failed;           /* streams that failed (atomic): the first one says why */
   int is_send;
   int rank; /* this end's rank, for the proxies' log lines */
   conn_t *conn;
@@ -100,7 +101,11 @@ static void advance(sock_priv_t *p, uint32_t *ctr, uint32_t *sleepers) {
 static void stream_failed(sock_priv_t *p, const char *what, const char *why) {
   if (__atomic_load_n(&p->closing, __ATOMIC_ACQUIRE)) return;
   LOG_WARN_("SOCK", "connection to rank %d channel %d: %s (%s)", p->conn->peer, p->conn->channel, what, why);
-  ring_abort(p->conn->ring.ctrl, 2);
+  /* The first failing stream writes the reason, then aborts: the waiter
+   * that sees RING_ABORT_SOCKET reads a whole reason. */
+  if (__atomic_fetch_add(&p->failed, 1, __ATOMIC_ACQ_REL)) return;
+  snprintf(p->conn->why, sizeof p->conn->why, "%s (%s)", what, why);
+  ring_abort(p->conn->ring.ctrl, RING_ABORT_SOCKET);
 }
 
 /* The proxy's view of the ring: every field but pos, which the executor owns
@@ -135,6 +140,25 @@ static void *send_main(void *arg) {
   }
 }
 
+/* A flush for the first `count` steps: answer once this rank has taken
+ * them (released their slots). 0 when the stream must end. */
+static int answer_flush(sock_priv_t *p, ring_t *r, int fd, uint32_t count) {
+  ring_ctrl_t *ctrl = r->ctrl;
+  if ((int32_t)(count - __atomic_load_n(&ctrl->tail, __ATOMIC_ACQUIRE)) > EXEC_NSTEPS) {
+    stream_failed(p, "a flush for steps that were never sent arrived", "a peer of another build?");
+    return 0;
+  }
+  if (!ring_passed(__atomic_load_n(&ctrl->tail, __ATOMIC_ACQUIRE), count) &&
+      ring_wait_slow(r, &ctrl->tail, &ctrl->tail_sleepers, count, 0) != RING_OK)
+    return 0; /* aborted: this rank's abort ends the stream, and the sender sees that */
+  uint8_t ack = 1;
+  if (net_send_all(fd, &ack, 1, 0) != chorus_success) {
+    stream_failed(p, "the answer to a flush failed", chorus_last_error());
+    return 0;
+  }
+  return 1;
+}
+
 /* Receiver stream: take steps s = index (mod nsocks) into the ring. */
 static void *recv_main(void *arg) {
   sock_stream_t *st = arg;
@@ -156,7 +180,7 @@ static void *recv_main(void *arg) {
       if (__atomic_add_fetch(&p->eofs, 1, __ATOMIC_ACQ_REL) == p->nsocks) {
         if (!__atomic_load_n(&p->closing, __ATOMIC_ACQUIRE))
           LOG_INFO_("SOCK", "rank %d channel %d closed its connection", p->conn->peer, p->conn->channel);
-        ring_abort(ctrl, 3);
+        ring_abort(ctrl, RING_ABORT_CLOSED);
       }
       return NULL;
     }
@@ -168,6 +192,11 @@ static void *recv_main(void *arg) {
         net_recv_all(fd, (char *)&meta + n, sizeof meta - (size_t)n, 0) != chorus_success) {
       stream_failed(p, "the connection ended in the middle of a step header", chorus_last_error());
       return NULL;
+    }
+    if (sock_is_flush(meta)) {
+      if (!answer_flush(p, &r, fd, (uint32_t)(meta >> 32))) return NULL;
+      s -= (uint32_t)p->nsocks; /* not a step */
+      continue;
     }
     long bytes = sock_step_bytes(meta, r.step_bytes);
     if (bytes < 0) {
@@ -226,7 +255,7 @@ static chorus_result_t sock_send_connect(conn_t *c, const tr_args_t *a, const vo
   p->nsocks = d.nsocks; /* the receiver decides, so both ends agree */
   double timeout = (double)param_int(PARAM_TIMEOUT);
   for (int i = 0; i < p->nsocks; i++) {
-    chorus_result_t res = net_connect(&d.addr, timeout, &p->fds[i]);
+    chorus_result_t res = net_connect(&d.addr, timeout, NET_LISTENING, &p->fds[i]); /* it listened before it sent d */
     if (res != chorus_success) return res;
     net_tune(p->fds[i], param_int(PARAM_SOCKET_BUFSIZE));
     sock_hello_t h = {.magic = SOCK_MAGIC, .version = SOCK_VERSION, .rank = a->rank, .channel = a->channel,
@@ -312,6 +341,37 @@ static void sock_free(conn_t *c) {
   c->priv = NULL;
 }
 
+/* The executor calls this when every posted step has been written (the
+ * ring's tail passed them), so no proxy writes stream 0 meanwhile, and
+ * nothing else ever reads a sender's streams. */
+static ring_wait_t sock_flush(conn_t *c, double timeout_s) {
+  sock_priv_t *p = c->priv;
+  ring_ctrl_t *ctrl = c->ring.ctrl;
+  uint64_t meta = (uint64_t)c->ring.pos << 32 | SOCK_FLUSH;
+  uint8_t ack = 0;
+  if (net_send_all(p->fds[0], &meta, sizeof meta, timeout_s) != chorus_success) {
+    stream_failed(p, "a flush failed", chorus_last_error());
+    return RING_ABORTED;
+  }
+  chorus_result_t res = net_recv_all(p->fds[0], &ack, 1, timeout_s);
+  if (res == chorus_success && ack == 1) return RING_OK;
+  if (res == chorus_timeout) return RING_TIMEOUT;
+  /* The receiver aborted (a different call, or it failed): its end closed. */
+  ring_abort(ctrl, RING_ABORT_CLOSED);
+  return RING_ABORTED;
+}
+
+/* Nothing but a flush's answer ever arrives on a sender's stream, so
+ * anything readable there is the receiver's end closing. */
+static ring_wait_t sock_check(conn_t *c) {
+  sock_priv_t *p = c->priv;
+  char b;
+  ssize_t n = recv(p->fds[0], &b, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))) return RING_OK;
+  ring_abort(c->ring.ctrl, RING_ABORT_CLOSED);
+  return RING_ABORTED;
+}
+
 /* This end failed: end every stream now, so the peer's proxies see the end
  * and its waits fail at once, not at their timeout (a local abort alone
  * stays local: the peer's ring is in its own memory). The proxies and fds
@@ -329,5 +389,7 @@ const transport_t sock_transport = {
     .send_connect = sock_send_connect,
     .recv_connect = sock_recv_connect,
     .abort = sock_abort,
+    .flush = sock_flush,
+    .check = sock_check,
     .free = sock_free,
 };

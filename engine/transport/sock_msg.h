@@ -15,8 +15,15 @@
 
 #define SOCK_MAX_STREAMS 8
 #define SOCK_MAGIC 0x43485350u /* "CHSP" */
-/* Bumped whenever the stream hello or the step header changes layout. */
-#define SOCK_VERSION 1u
+/* Bumped whenever the stream hello or the step header changes layout
+ * (2: the flush frame). */
+#define SOCK_VERSION 2u
+/* A flush: a header without payload, sent on stream 0 by a sender that
+ * needs to know its steps were taken (sock_flush). The high 32 bits are the
+ * count of steps sent before it; the receiver answers with one byte once
+ * its rank has taken that many. No step announces this many bytes. */
+#define SOCK_FLUSH 0x7fffffffu
+static inline int sock_is_flush(uint64_t meta) { return (uint32_t)meta == SOCK_FLUSH; }
 
 typedef struct {
   uint32_t magic, version;

@@ -59,7 +59,13 @@ void ring_set_spin(long polls);
 int ring_peer_gone(int pid);
 /* Wake every sleeper of the counter (after a post or release). */
 void ring_wake(uint32_t *word);
-/* Mark the ring aborted and wake both sides. */
+/* Why a ring was aborted (ctrl->abort); the first reason stays. */
+enum {
+  RING_ABORT_FAILED = 1, /* a rank at either end failed (comm_fail) */
+  RING_ABORT_SOCKET = 2, /* a socket stream failed: reset, cut, or garbage (conn->why says which) */
+  RING_ABORT_CLOSED = 3  /* every socket stream ended: the peer closed its end */
+};
+/* Mark the ring aborted for `why` (the first reason wins) and wake both sides. */
 void ring_abort(ring_ctrl_t *c, uint32_t why);
 
 static inline int ring_passed(uint32_t v, uint32_t target) { return (int32_t)(v - target) >= 0; }
@@ -128,6 +134,13 @@ typedef struct {
   /* After a local failure: make the peer notice now (NULL: the ring's abort
    * flag already reaches it, as in shared memory). */
   void (*abort)(conn_t *c);
+  /* Sender, every posted step already out of the ring: wait until the peer's
+   * rank has taken them all (NULL: the ring's tail says so already, as in
+   * shared memory). RING_ABORTED when the peer aborted instead. */
+  ring_wait_t (*flush)(conn_t *c, double timeout_s);
+  /* Sender, without waiting: RING_ABORTED when the peer's end is known to
+   * have closed (NULL: the ring's abort flag already says so). */
+  ring_wait_t (*check)(conn_t *c);
   /* Stop proxies and release everything; safe on a half-set-up connection. */
   void (*free)(conn_t *c);
 } transport_t;
@@ -137,6 +150,7 @@ struct conn {
   ring_t ring;
   const transport_t *tr;
   void *priv;
+  char why[160]; /* the transport's reason for RING_ABORT_SOCKET, written before the abort */
 };
 
 extern const transport_t shm_transport;

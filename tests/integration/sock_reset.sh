@@ -98,6 +98,10 @@ for r in 0 1 2; do
   line=$(grep -m1 "^chorus perf: rank $r: .* failed" "$out/log") || fail "rank $r reported no error"
   echo "${line#*failed}" | grep -oE "rank [0-9]+" | grep -vqx "rank $r" || fail "rank $r's error names no peer: $line"
 done
+# A reset is a failed socket, not a peer that chose to fail: some rank says so,
+# with the system's reason (ECONNRESET, or ECONNABORTED where ss -K ran).
+grep -E "^chorus perf: rank [0-9]: .* failed.*the socket connection with rank [0-9] failed.*(reset|abort)" \
+  "$out/log" >/dev/null || fail "no rank's error says that a socket connection failed, and why"
 [ $dt -le $((CHORUS_TIMEOUT + 6)) ] || fail "took $dt s, more than CHORUS_TIMEOUT + 6"
 sleep 0.5
 for i in "${!ranks[@]}"; do alive "${ranks[$i]}" "${starts[$i]}" && fail "rank $i (pid ${ranks[$i]}) is still there"; done

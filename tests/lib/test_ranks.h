@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "chorus.h"
@@ -52,6 +53,13 @@ static inline void test_remove_shm_of(pid_t pid) {
     shm_unlink(name);
   }
   closedir(d);
+}
+
+/* Monotonic seconds, for the tests' own deadlines and timings. */
+static inline double test_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 #endif

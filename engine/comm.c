@@ -31,6 +31,8 @@ static void cause_text(int from, char *text, size_t len, size_t cap) {
   char own[24];
   int n = snprintf(own, sizeof own, "rank %d: ", from);
   if (!strncmp(text, own, (size_t)n)) memmove(text, text + n, strlen(text + n) + 1);
+  n = snprintf(own, sizeof own, "rank %d channel", from); /* "rank K channel C: ..." -> "channel C: ..." */
+  if (!strncmp(text, own, (size_t)n)) memmove(text, text + n - 7, strlen(text + n - 7) + 1);
 }
 
 static void vfail(chorus_comm_t *c, chorus_result_t r, int tell, const char *fmt, va_list ap) {

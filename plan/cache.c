@@ -48,17 +48,25 @@ void plan_cache_destroy(plan_cache_t *c) {
 size_t plan_cache_size(const plan_cache_t *c) { return c->size; }
 
 /* The key: every input that can change the plan. Node sizes are written out
- * so that two shapes with the same node count but other sizes differ. */
+ * so that two shapes with the same node count but other sizes differ. It is
+ * sized from its parts: a key cut short (a long algorithm path or folder)
+ * would drop the rank count, root and shape, and hand one shape's plan to
+ * another. */
 static char *make_key(const planner_req_t *req) {
-  size_t cap = 256 + (req->shape ? (size_t)req->shape->nnodes * 12 : 0);
+  const char *fmt = "%d|%s|%s|%d|%d|%d|%s|%d|";
+  const char *dir = req->algos_dir ? req->algos_dir : "", *opts = req->opts ? req->opts : "";
+  int root = plan_coll_rooted(req->coll) ? req->root : 0;
+  int head =
+      snprintf(NULL, 0, fmt, (int)req->coll, req->algo, dir, req->nranks, root, req->nchannels, opts, req->no_fuse);
+  if (head < 0) return NULL;
+  int nnodes = req->shape ? req->shape->nnodes : 0;
+  size_t cap = (size_t)head + (size_t)nnodes * 12 + 1; /* ",%d" of an int is at most 12 characters */
   char *key = malloc(cap);
   if (!key) return NULL;
-  int n = snprintf(key, cap, "%d|%s|%s|%d|%d|%d|%s|%d|", (int)req->coll, req->algo,
-                   req->algos_dir ? req->algos_dir : "", req->nranks,
-                   plan_coll_rooted(req->coll) ? req->root : 0, req->nchannels, req->opts ? req->opts : "",
-                   req->no_fuse);
-  for (int i = 0; req->shape && i < req->shape->nnodes && n > 0 && (size_t)n < cap; i++)
-    n += snprintf(key + n, cap - (size_t)n, "%d,", req->shape->node_size[i]);
+  size_t n = (size_t)snprintf(key, cap, fmt, (int)req->coll, req->algo, dir, req->nranks, root, req->nchannels, opts,
+                              req->no_fuse);
+  for (int i = 0; i < nnodes; i++)
+    n += (size_t)snprintf(key + n, cap - n, "%d,", req->shape->node_size[i]);
   return key;
 }
 

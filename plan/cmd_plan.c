@@ -310,9 +310,12 @@ static int check_shape(planner_t *pl, const args_t *a, planner_req_t *req, const
       return 1;
     }
     st->verified++;
-    if (a->verbose)
-      printf("ok   %s %s nranks=%d nodes=%d root=%d channels=%d\n", planner_name(pl), chorus_coll_name(req->coll),
-             req->nranks, req->shape->nnodes, req->root, req->nchannels);
+    if (a->verbose) {
+      char root[32] = "";
+      if (plan_coll_rooted(req->coll)) snprintf(root, sizeof root, " root=%d", req->root);
+      printf("ok   %s %s nranks=%d nodes=%d%s channels=%d\n", planner_name(pl), chorus_coll_name(req->coll),
+             req->nranks, req->shape->nnodes, root, req->nchannels);
+    }
   }
   return 0;
 }

@@ -205,6 +205,38 @@ int plan_fuse_pair(plan_op_t *op, const plan_op_t *next) {
   return 1;
 }
 
+/* A scratch reference of op i, when it has one in range. */
+static int scratch_ref(const plan_t *p, uint8_t buf, int32_t chunk) {
+  return buf == PLAN_BUF_SCRATCH && chunk >= 0 && chunk < p->scratch_chunks;
+}
+
+size_t plan_fuse_dead_scratch(plan_t *p, int rank, int channel, uint8_t *live) {
+  plan_prog_t *prog = &p->progs[(size_t)rank * p->nchannels + channel];
+  plan_op_t *ops = p->ops + prog->first;
+  size_t changed = 0;
+  /* Backwards, so that live[c] says whether a later op reads scratch c
+   * before writing it; at the end of the program every chunk is dead. */
+  for (int64_t i = (int64_t)prog->count - 1; i >= 0; i--) {
+    plan_op_t *op = &ops[i];
+    if (op->code >= PLAN_NUM_OPS) continue;
+    if (plan_op_writes_dst(op->code) && scratch_ref(p, op->dst_buf, op->dst_chunk)) {
+      if (op->code == PLAN_OP_RECV_REDUCE_COPY_SEND && !live[op->dst_chunk]) {
+        op->code = PLAN_OP_RECV_REDUCE_SEND;
+        op->dst_buf = 0;
+        op->dst_chunk = -1;
+        changed++;
+      } else {
+        live[op->dst_chunk] = 0;
+      }
+    }
+    if (plan_op_reads_src(op->code) && scratch_ref(p, op->src_buf, op->src_chunk)) live[op->src_chunk] = 1;
+  }
+  /* Leave live all 0 for the next program, touching only what was set. */
+  for (uint32_t i = 0; i < prog->count; i++)
+    if (scratch_ref(p, ops[i].src_buf, ops[i].src_chunk)) live[ops[i].src_chunk] = 0;
+  return changed;
+}
+
 size_t plan_fuse(plan_t *p) {
   size_t fused = 0, w = 0;
   for (size_t pi = 0; pi < (size_t)p->nranks * p->nchannels; pi++) {
@@ -223,6 +255,13 @@ size_t plan_fuse(plan_t *p) {
     prog->count = (uint32_t)(w - new_first);
   }
   p->nops = w;
+  uint8_t *live = p->scratch_chunks > 0 ? calloc((size_t)p->scratch_chunks, 1) : NULL;
+  if (live) {
+    for (int r = 0; r < p->nranks; r++)
+      for (int ch = 0; ch < p->nchannels; ch++)
+        fused += plan_fuse_dead_scratch(p, r, ch, live);
+    free(live);
+  }
   return fused;
 }
 

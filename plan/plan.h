@@ -152,9 +152,20 @@ int plan_file_index(plan_t *p, const char *path);
 /* Replace plain sequences by the fused forms, in every program:
  *   RECV(a -> X);        SEND(X -> b)  =>  RECV_COPY_SEND(a -> X, b)
  *   RECV_REDUCE(a, S -> X); SEND(X -> b)  =>  RECV_REDUCE_COPY_SEND(a, S -> X, b)
- * Fusion only joins an op with the very next one of the same program and never
- * changes what any buffer holds. Returns the number of fusions made. */
+ *   RECV_REDUCE_COPY_SEND(a, S -> SCRATCH x, b), x dead  =>  RECV_REDUCE_SEND(a, S, b)
+ * The first two join an op with the very next one of the same program; the
+ * third (plan_fuse_dead_scratch) drops a write no later op reads. None changes
+ * what a buffer holds when any op reads it. Returns the number of fusions. */
 size_t plan_fuse(plan_t *p);
+
+/* The third form in the program of (rank, channel): a RECV_REDUCE_COPY_SEND
+ * whose destination is a scratch chunk that no later op of the program reads
+ * before writing it again (scratch lives one loop iteration, so a chunk is
+ * dead at the program's end) becomes RECV_REDUCE_SEND, which forwards the sum
+ * without writing it, as NCCL's recvReduceSend does. `live` is caller memory
+ * of p->scratch_chunks bytes, all 0, and is left all 0. Returns the number of
+ * ops changed. */
+size_t plan_fuse_dead_scratch(plan_t *p, int rank, int channel, uint8_t *live);
 
 /* Fuse `next` into `op` when the pair is one of the plain sequences above;
  * returns 1 when it did (then `next` is to be dropped). */

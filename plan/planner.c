@@ -578,6 +578,14 @@ static void describe_request(const planner_t *pl, const plan_t *p, char *buf, si
   if (p->nchannels > 1 && n > 0 && (size_t)n < len) snprintf(buf + n, len - (size_t)n, " channels=%d", p->nchannels);
 }
 
+/* A declaration function (chunks, scratch, channels, supports) failed: its
+ * answer may depend on the shape, so the message names the request too. */
+static void call_err(planner_t *pl, const char *field, planner_err_t *err) {
+  char what[256];
+  describe_request(pl, pl->plan, what, sizeof what);
+  set_err(err, "%s, %s(ctx): %s", what, field, sbx_error(pl->sbx));
+}
+
 /* Evaluate an optional integer declaration: a number, or function(ctx). */
 static chorus_result_t eval_int_field(planner_t *pl, const char *field, int dflt, int lo, int hi, int *out,
                                       planner_err_t *err) {
@@ -592,7 +600,7 @@ static chorus_result_t eval_int_field(planner_t *pl, const char *field, int dflt
     lua_rawgeti(L, LUA_REGISTRYINDEX, pl->ctx_ref);
     chorus_result_t r = sbx_call(pl->sbx, 1, 1);
     if (r != chorus_success) {
-      set_err(err, "%s", sbx_error(pl->sbx));
+      call_err(pl, field, err);
       return r;
     }
   }
@@ -617,7 +625,7 @@ static chorus_result_t check_supports(planner_t *pl, planner_err_t *err) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, pl->ctx_ref);
   chorus_result_t r = sbx_call(pl->sbx, 1, 2);
   if (r != chorus_success) {
-    set_err(err, "%s", sbx_error(pl->sbx));
+    call_err(pl, "supports", err);
     return r;
   }
   int ok = lua_toboolean(L, -2);
@@ -634,6 +642,13 @@ static chorus_result_t check_supports(planner_t *pl, planner_err_t *err) {
 static chorus_result_t run_programs(planner_t *pl, planner_err_t *err) {
   lua_State *L = sbx_state(pl->sbx);
   plan_t *p = pl->plan;
+  /* Dead scratch writes are dropped program by program, as soon as each is
+   * whole (plan_fuse_dead_scratch). */
+  uint8_t *live = NULL;
+  if (pl->fuse && p->scratch_chunks > 0 && !(live = calloc((size_t)p->scratch_chunks, 1))) {
+    set_err(err, "out of memory for %d scratch chunks", p->scratch_chunks);
+    return chorus_out_of_memory;
+  }
   push_script_field(pl, "program");
   int prog_idx = lua_gettop(L);
   pl->emitting = 1;
@@ -651,9 +666,11 @@ static chorus_result_t run_programs(planner_t *pl, planner_err_t *err) {
         if (pl->append_result != chorus_success) r = pl->append_result;
         break;
       }
+      if (live) plan_fuse_dead_scratch(p, rank, ch, live);
     }
   }
   pl->emitting = 0;
+  free(live);
   lua_settop(L, prog_idx - 1);
   return r;
 }

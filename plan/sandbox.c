@@ -14,6 +14,8 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "pattern.h"
+
 #define SBX_DEFAULT_MEM ((size_t)256 << 20)
 #define SBX_DEFAULT_INSTR 100000000LL
 #define SBX_HOOK_EVERY 1000
@@ -84,16 +86,26 @@ static void *sbx_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   return q;
 }
 
+static void ran_too_long(lua_State *L, const sbx_t *s) {
+  char where[256];
+  script_position(L, where, sizeof where);
+  luaL_error(L, "%s%sscript ran too long: more than %I instructions in one call (an endless loop?)", where,
+             where[0] ? ": " : "", (lua_Integer)s->instr_limit);
+}
+
 static void sbx_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
   sbx_t *s = *(sbx_t **)lua_getextraspace(L);
   s->instr_count += SBX_HOOK_EVERY;
-  if (s->instr_count > s->instr_limit) {
-    char where[256];
-    script_position(L, where, sizeof where);
-    luaL_error(L, "%s%sscript ran too long: more than %I instructions in one call (an endless loop?)", where,
-               where[0] ? ": " : "", (lua_Integer)s->instr_limit);
-  }
+  if (s->instr_count > s->instr_limit) ran_too_long(L, s);
+}
+
+/* Pattern matching runs in C, where the hook cannot see it: its steps count
+ * as instructions, so that many costly matches in a loop still end. */
+static void sbx_charge_pattern(lua_State *L, void *ud, long long steps) {
+  sbx_t *s = ud;
+  s->instr_count += steps;
+  if (s->instr_count > s->instr_limit) ran_too_long(L, s);
 }
 
 /* The traceback handler of every protected call. */
@@ -117,6 +129,54 @@ static int denied_index(lua_State *L) {
 static int denied_call(lua_State *L) {
   return luaL_error(L, "%s is not available: Chorus scripts have no file access and cannot load code",
                     lua_tostring(L, lua_upvalueindex(1)));
+}
+
+/* setmetatable(t, mt) refusing finalizers: Lua runs __gc with hooks off
+ * (lgc.c's GCTM clears allowhook), so an endless loop in one would escape
+ * the instruction cap and hang the process at the next collection or at
+ * sbx_destroy. Lua only marks a table for finalization when its metatable
+ * has __gc at this call, so checking here suffices. */
+static int safe_setmetatable(lua_State *L) {
+  if (lua_type(L, 2) == LUA_TTABLE && (lua_pushliteral(L, "__gc"), lua_rawget(L, 2)) != LUA_TNIL)
+    return luaL_error(L, "setmetatable: __gc finalizers are not available in Chorus scripts (they would run "
+                         "outside the instruction limit)");
+  lua_settop(L, 2);
+  lua_pushvalue(L, lua_upvalueindex(1)); /* the base library's setmetatable */
+  lua_insert(L, 1);
+  lua_call(L, 2, 1);
+  return 1;
+}
+
+/* pcall and xpcall that cannot swallow the end of the instruction budget:
+ * `while true do pcall(function() while true do end end) end` caught each
+ * "ran too long" and started over, forever. Once the budget is spent, an
+ * error passes through them to the sandbox's own protected call. */
+static int budget_spent(lua_State *L) {
+  const sbx_t *s = *(sbx_t **)lua_getextraspace(L);
+  return s->instr_count > s->instr_limit;
+}
+
+static int safe_pcall(lua_State *L) {
+  luaL_checkany(L, 1);
+  int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+  if (status != LUA_OK && budget_spent(L)) return lua_error(L);
+  lua_pushboolean(L, status == LUA_OK);
+  lua_insert(L, 1);
+  return lua_gettop(L);
+}
+
+static int safe_xpcall(lua_State *L) {
+  int n = lua_gettop(L);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_pushvalue(L, 1); /* f, msgh, args -> msgh, f, args */
+  lua_pushvalue(L, 2);
+  lua_replace(L, 1);
+  lua_replace(L, 2);
+  int status = lua_pcall(L, n - 2, LUA_MULTRET, 1);
+  if (status != LUA_OK && budget_spent(L)) return lua_error(L);
+  lua_pushboolean(L, status == LUA_OK);
+  lua_replace(L, 1);
+  return lua_gettop(L);
 }
 
 /* load(chunk [, name [, mode [, env]]]) that only ever accepts text. */
@@ -251,6 +311,13 @@ static void build_template(sbx_t *s) {
   luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
   luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
   lua_pop(L, 5);
+  /* Lua's own matcher backtracks in C without the hook (a pattern like
+   * ("a*"):rep(30).."b" runs for years); ours counts its steps. The string
+   * table is also the string metatable's __index, so s:find(...) gets it. */
+  pat_limits_t lim = {.charge = sbx_charge_pattern, .ud = s};
+  lua_getglobal(L, LUA_STRLIBNAME);
+  pat_install(L, -1, &lim);
+  lua_pop(L, 1);
   lua_newtable(L); /* the template */
   lua_pushglobaltable(L);
   lua_pushnil(L);
@@ -278,6 +345,13 @@ static void build_template(sbx_t *s) {
   }
   lua_pushcfunction(L, safe_load);
   lua_setfield(L, -2, "load");
+  lua_getfield(L, -1, "setmetatable");
+  lua_pushcclosure(L, safe_setmetatable, 1);
+  lua_setfield(L, -2, "setmetatable");
+  lua_pushcfunction(L, safe_pcall);
+  lua_setfield(L, -2, "pcall");
+  lua_pushcfunction(L, safe_xpcall);
+  lua_setfield(L, -2, "xpcall");
   lua_pushcfunction(L, sbx_require);
   lua_setfield(L, -2, "require");
   lua_pushcfunction(L, script_print);

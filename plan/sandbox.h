@@ -1,9 +1,19 @@
 /* sandbox.h -- the one way Chorus runs Lua: algorithm, topology and
  * experiment scripts alike. A sandbox is a lua_State with only the safe
  * libraries (base without dofile/loadfile/load of bytecode, string without
- * dump, table, math, utf8), a counting allocator that caps memory, an
- * instruction hook that caps time, text chunks only, and a `require` that
- * loads modules from the sandbox's library folders alone.
+ * dump, table, math, utf8; setmetatable without __gc finalizers, which run
+ * with hooks off), a counting allocator that caps memory, an instruction hook
+ * that caps time, text chunks only, and a `require` that loads modules from
+ * the sandbox's library folders alone.
+ *
+ * string.find, match, gmatch and gsub (also as s:find(...)) are not Lua's:
+ * Lua's matcher backtracks in C where the hook cannot stop it, so they are
+ * plan/pattern.c's, with the same results and a budget: at most
+ * PAT_MAX_STEPS (10 million) matching steps and PAT_MAX_DEPTH (200) nested
+ * items per call, past which the call raises "file:line: pattern too
+ * costly: more than N matching steps" (or "pattern too complex"). Each
+ * call's steps also count as instructions against instr_limit, so a loop of
+ * costly matches ends with "script ran too long".
  */
 #ifndef CHORUS_SANDBOX_H
 #define CHORUS_SANDBOX_H
@@ -18,7 +28,7 @@
 
 typedef struct {
   size_t mem_limit;        /* bytes; 0 = the default (256 MiB) */
-  long long instr_limit;   /* VM instructions per sbx_call; 0 = default (200 M) */
+  long long instr_limit;   /* VM instructions (and pattern steps) per sbx_call; 0 = default (100 M) */
   const char *libdirs[SBX_MAX_LIBDIRS]; /* folders `require` may load from */
   int nlibdirs;
 } sbx_opts_t;

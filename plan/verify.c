@@ -1049,29 +1049,66 @@ static void expect_at(const vrun_t *R, int rank, int o, int *pos, int *from) {
   }
 }
 
+/* The last op of program pi that writes output chunk o, or -1: programs
+ * run in order, so it is the op whose value the chunk ends with. Searched
+ * only once a chunk is wrong, so the runs keep no writer per slot. */
+static int64_t last_writer(const vrun_t *R, int pi, int o) {
+  const plan_t *p = R->p;
+  const plan_op_t *ops = p->ops + p->progs[pi].first;
+  for (int64_t i = (int64_t)p->progs[pi].count - 1; i >= 0; i--)
+    if (ops[i].code < PLAN_NUM_OPS && (R->opf[ops[i].code] & OPF_DST) && ops[i].dst_buf == PLAN_BUF_OUTPUT &&
+        ops[i].dst_chunk == o)
+      return i;
+  return -1;
+}
+
+/* A wrong output chunk: the program's rank and channel, the op that wrote
+ * the chunk last (its index, script line and text), and what was expected
+ * against what was found. */
+static chorus_result_t output_fail(vrun_t *R, int pi, int o, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static chorus_result_t output_fail(vrun_t *R, int pi, int o, const char *fmt, ...) {
+  char detail[1200], where[320];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  int64_t w = last_writer(R, pi, o);
+  if (w >= 0) {
+    op_where(R->p, pi, (uint32_t)w, 0, where, sizeof where);
+    /* "rank 0 channel 1 op 3 (...)" without its rank and channel, which the
+     * message names first. */
+    const char *opi = strstr(where, " op ");
+    run_fail(R, -1, 0, "rank %d channel %d output chunk %d %s; written last by%s", pi / R->nch, pi % R->nch, o, detail,
+             opi ? opi : where);
+  } else {
+    run_fail(R, -1, 0, "rank %d channel %d output chunk %d %s; no op of this rank and channel writes it", pi / R->nch,
+             pi % R->nch, o, detail);
+  }
+  R->res->rank = pi / R->nch;
+  R->res->channel = pi % R->nch;
+  R->res->op = (int)w;
+  return chorus_verify_failed;
+}
+
 static chorus_result_t check_chunk(vrun_t *R, int pi, int o) {
-  int rank = pi / R->nch, ch = pi % R->nch, pos, from;
+  int rank = pi / R->nch, pos, from;
   expect_at(R, rank, o, &pos, &from);
   vval_t v = slot_read(R, pi, PLAN_BUF_OUTPUT, o);
   char set[320];
-  if (!v) return run_fail(R, -1, 0, "rank %d channel %d output chunk %d was never written", rank, ch, o);
+  if (!v) return output_fail(R, pi, o, "was never written");
   if (val_pos(R, v) != pos)
-    return run_fail(R, -1, 0, "rank %d channel %d output chunk %d holds the data of position in[%d], expected in[%d]",
-                    rank, ch, o, val_pos(R, v), pos);
+    return output_fail(R, pi, o, "holds the data of position in[%d], expected in[%d]", val_pos(R, v), pos);
   if (from < 0 && val_count(R, v) != R->n) {
     val_ranks_text(R, v, set, sizeof set);
-    return run_fail(R, -1, 0, "rank %d channel %d output chunk %d lacks the contribution of rank %d (holds %s)", rank,
-                    ch, o, val_missing(R, v), set);
+    return output_fail(R, pi, o, "lacks the contribution of rank %d (holds %s)", val_missing(R, v), set);
   }
   if (from >= 0 && v > 0) {
     val_ranks_text(R, v, set, sizeof set);
-    return run_fail(R, -1, 0,
-                    "rank %d channel %d output chunk %d holds a reduction of ranks %s, expected rank %d's data", rank,
-                    ch, o, set, from);
+    return output_fail(R, pi, o, "holds a reduction of ranks %s, expected rank %d's data", set, from);
   }
   if (from >= 0 && val_origin(R, v) != from)
-    return run_fail(R, -1, 0, "rank %d channel %d output chunk %d holds rank %d's data, expected rank %d's", rank, ch,
-                    o, val_origin(R, v), from);
+    return output_fail(R, pi, o, "holds rank %d's data, expected rank %d's", val_origin(R, v), from);
   return chorus_success;
 }
 

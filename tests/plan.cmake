@@ -1,6 +1,7 @@
 # Tests of plan/: the sandbox, the plan IR, the planner and its cache, and
 # the command's golden outputs.
 chorus_add_unit_test(test_sandbox SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sandbox.c LIBS chorus_plan)
+chorus_add_unit_test(test_pattern SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_pattern.c LIBS chorus_plan)
 chorus_add_unit_test(test_plan SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_plan.c LIBS chorus_plan)
 chorus_add_unit_test(test_planner SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_planner.c LIBS chorus_plan)
 

@@ -1,4 +1,4 @@
--- expect: missing_contribution allreduce nranks=4 nodes=1: rank 0 channel 0 output chunk 0 lacks the contribution of rank 3 \(holds 0-2\)
+-- expect: missing_contribution allreduce nranks=4 nodes=1: rank 0 channel 0 output chunk 0 lacks the contribution of rank 3 \(holds 0-2\); written last by op 2 \(missing_contribution\.lua:13, recv_reduce_copy_send from 2 to 1 out\[0\] -> out\[0\]\)
 -- args: --ranks 4
 -- Reduce to rank 0, then broadcast; the gather loop stops one rank short,
 -- so rank 3's data is never added (and rank 3 never sends it).

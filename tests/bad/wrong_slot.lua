@@ -1,4 +1,4 @@
--- expect: wrong_slot reducescatter nranks=4 nodes=1: rank 0 channel 0 output chunk 0 holds the data of position in\[1\], expected in\[0\]
+-- expect: wrong_slot reducescatter nranks=4 nodes=1: rank 0 channel 0 output chunk 0 holds the data of position in\[1\], expected in\[0\]; written last by op 3 \(wrong_slot\.lua:15, recv_reduce from 3 in\[1\] -> out\[0\]\)
 -- args: --ranks 4
 -- A ring reducescatter that starts each piece one place too late round the
 -- ring, so rank i ends with the sum of piece i+1 instead of piece i.

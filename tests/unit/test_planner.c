@@ -5,6 +5,7 @@
 
 #include "planner.h"
 #include "test.h"
+#include "verify.h"
 
 static char dir[64];
 
@@ -169,6 +170,114 @@ static void the_cache_builds_once_per_key(void) {
   plan_cache_destroy(c);
 }
 
+static void a_scratch_sum_only_sent_on_becomes_recv_reduce_send(void) {
+  /* A chain reduce to rank n-1 whose middle ranks add up in SCRATCH and
+   * send it on, written the plain way: recv_reduce, then send. */
+  write_script("chain", "return { name = 'chain', collectives = { 'reduce' }, chunks = 1, scratch = 1,\n"
+                        "  program = function(ctx)\n"
+                        "    local n, r = ctx.nranks, ctx.rank\n"
+                        "    if r == 0 then ctx:send(1, IN, 0) return end\n"
+                        "    if r < n - 1 then\n"
+                        "      ctx:recv_reduce(r - 1, IN, 0, SCRATCH, 0)\n"
+                        "      ctx:send(r + 1, SCRATCH, 0)\n"
+                        "    else ctx:recv_reduce(r - 1, IN, 0, OUT, 0) end\n"
+                        "  end }\n");
+  plan_t *p;
+  planner_err_t err;
+  planner_req_t req = {.algo = "chain", .coll = chorus_reduce, .nranks = 4, .root = 3, .algos_dir = dir};
+  CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_success);
+  if (!p) return;
+  const plan_op_t *o = plan_prog_ops(p, 1, 0);
+  CHECK_EQ_INT(plan_prog(p, 1, 0)->count, 1);
+  CHECK_EQ_INT(o[0].code, PLAN_OP_RECV_REDUCE_SEND);
+  CHECK_EQ_INT(o[0].recv_peer, 0);
+  CHECK_EQ_INT(o[0].send_peer, 2);
+  CHECK_EQ_INT(o[0].line, 6);
+  CHECK_EQ_INT(plan_prog_ops(p, 3, 0)[0].code, PLAN_OP_RECV_REDUCE);
+  verify_result_t vr;
+  CHECK_EQ_INT(verify_plan(p, NULL, &vr), chorus_success);
+  plan_destroy(p);
+  /* --no-fuse keeps the script's two ops. */
+  req.no_fuse = 1;
+  CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_success);
+  if (!p) return;
+  CHECK_EQ_INT(plan_prog(p, 1, 0)->count, 2);
+  CHECK_EQ_INT(plan_prog_ops(p, 1, 0)[0].code, PLAN_OP_RECV_REDUCE);
+  CHECK_EQ_INT(verify_plan(p, NULL, &vr), chorus_success);
+  plan_destroy(p);
+}
+
+static void errors_in_declarations_name_the_shape(void) {
+  write_script("badk", "return { name = 'badk', collectives = { 'allreduce' },\n"
+                       "  chunks = function(ctx)\n"
+                       "    if ctx.nnodes == 2 then local t = nil; return t.x end\n"
+                       "    return 1 end,\n"
+                       "  supports = function(ctx) if ctx.nranks == 5 then error('five') end return true end,\n"
+                       "  program = function(ctx) ctx:copy(IN, 0, OUT, 0) end }\n");
+  plan_shape_t shape;
+  plan_shape_init(&shape, 4, 2, NULL);
+  planner_req_t req = {.algo = "badk", .coll = chorus_allreduce, .nranks = 4, .algos_dir = dir, .shape = &shape};
+  plan_t *p;
+  planner_err_t err;
+  CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "badk allreduce nranks=4 nodes=2, chunks(ctx): ");
+  CHECK_CONTAINS(err.msg, "badk.lua:3: attempt to index a nil value");
+  plan_shape_fini(&shape);
+  CHECK_EQ_INT(plan_it("badk", chorus_allreduce, 5, &p, &err), chorus_script_error);
+  CHECK_CONTAINS(err.msg, "badk allreduce nranks=5 nodes=1, supports(ctx): ");
+  CHECK_CONTAINS(err.msg, "badk.lua:5: five");
+}
+
+/* Every part of the key tells plans apart: collective, root (of a rooted
+ * collective only), rank count and node sizes; and a long algorithm folder
+ * does not cut the key short. */
+static void the_cache_keys_collective_root_and_node_sizes(void) {
+  plan_cache_t *c = plan_cache_create();
+  planner_err_t err;
+  const plan_t *a, *b;
+  /* Shipped ring (CHORUS_ALGOS): broadcast roots 0 and 2 differ; allreduce ignores the root. */
+  planner_req_t req = {.algo = "ring", .coll = chorus_broadcast, .nranks = 4};
+  CHECK_EQ_INT(plan_cache_get(c, &req, 1, &a, &err), chorus_success);
+  req.root = 2;
+  CHECK_EQ_INT(plan_cache_get(c, &req, 1, &b, &err), chorus_success);
+  CHECK_TRUE(a != b && a->root == 0 && b->root == 2);
+  req.coll = chorus_allreduce;
+  CHECK_EQ_INT(plan_cache_get(c, &req, 1, &a, &err), chorus_success);
+  req.root = 3;
+  CHECK_EQ_INT(plan_cache_get(c, &req, 1, &b, &err), chorus_success);
+  CHECK_TRUE(a == b && a->coll == chorus_allreduce);
+  CHECK_EQ_INT(plan_cache_size(c), 3);
+  /* Two nodes of 3+3 and of 4+2: same node count, other plans. */
+  plan_shape_t even, uneven;
+  int sizes[] = {4, 2};
+  plan_shape_init(&even, 6, 2, NULL);
+  plan_shape_init(&uneven, 6, 2, sizes);
+  req.nranks = 6;
+  req.shape = &even;
+  CHECK_EQ_INT(plan_cache_get(c, &req, 1, &a, &err), chorus_success);
+  req.shape = &uneven;
+  CHECK_EQ_INT(plan_cache_get(c, &req, 1, &b, &err), chorus_success);
+  CHECK_TRUE(a != b && a->shape.node_size[0] == 3 && b->shape.node_size[0] == 4);
+  plan_shape_fini(&even);
+  plan_shape_fini(&uneven);
+  /* A folder path longer than the key's fixed part used to be. */
+  char deep[600];
+  int len = snprintf(deep, sizeof deep, "%s/", dir);
+  while (len < 400)
+    len += snprintf(deep + len, sizeof deep - (size_t)len, "a-rather-long-folder-name/");
+  deep[len - 1] = 0;
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "mkdir -p %s && cp %s/ring2.lua %s/", deep, dir, deep);
+  CHECK_TRUE(system(cmd) == 0);
+  planner_req_t lreq = {.algo = "ring2", .coll = chorus_allreduce, .nranks = 4, .algos_dir = deep};
+  CHECK_EQ_INT(plan_cache_get(c, &lreq, 1, &a, &err), chorus_success);
+  lreq.nranks = 5;
+  CHECK_EQ_INT(plan_cache_get(c, &lreq, 1, &b, &err), chorus_success);
+  CHECK_TRUE(a != b && a->nranks == 4 && b->nranks == 5);
+  CHECK_EQ_INT(plan_cache_size(c), 7);
+  plan_cache_destroy(c);
+}
+
 int main(int argc, char **argv);
 static int setup(void) {
   snprintf(dir, sizeof dir, "/tmp/chorus-planner-XXXXXX");
@@ -185,9 +294,10 @@ static void cleanup(void) {
 
 #define main test_main
 TEST_MAIN(TEST(a_ring_script_becomes_fused_ops_with_lines), TEST(no_fuse_keeps_the_plain_ops),
-          TEST(bad_ops_are_errors_at_their_line), TEST(declarations_are_checked),
-          TEST(the_context_answers_the_shape), TEST(supports_can_decline_a_shape),
-          TEST(the_cache_builds_once_per_key))
+          TEST(bad_ops_are_errors_at_their_line), TEST(declarations_are_checked), TEST(the_context_answers_the_shape),
+          TEST(supports_can_decline_a_shape), TEST(the_cache_builds_once_per_key),
+          TEST(a_scratch_sum_only_sent_on_becomes_recv_reduce_send), TEST(errors_in_declarations_name_the_shape),
+          TEST(the_cache_keys_collective_root_and_node_sizes))
 #undef main
 
 int main(int argc, char **argv) {

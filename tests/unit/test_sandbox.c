@@ -32,6 +32,29 @@ static void endless_loop_stops_with_instruction_budget(void) {
   sbx_destroy(s);
 }
 
+/* pcall and xpcall work as in Lua, but cannot catch the end of the budget
+ * (a loop around them used to restart the endless loop forever). */
+static void pcall_cannot_swallow_the_instruction_budget(void) {
+  sbx_t *s = make(0, 1000000, NULL);
+  CHECK_EQ_INT(run(s, "local ok, e = pcall(error, 'x', 0)\n"
+                      "assert(ok == false and e == 'x')\n"
+                      "local a, b, c = pcall(function(p, q) return p + q, 'r' end, 1, 2)\n"
+                      "assert(a == true and b == 3 and c == 'r')\n"
+                      "local ok2, h = xpcall(function() error('y', 0) end, function(m) return 'h:' .. m end)\n"
+                      "assert(ok2 == false and h == 'h:y')\n"
+                      "local ok3, v = xpcall(function(z) return z * 2 end, print, 21)\n"
+                      "assert(ok3 == true and v == 42)\n"
+                      "assert(not pcall(xpcall, 1))\n"
+                      "return 1"),
+               chorus_success);
+  CHECK_EQ_INT(run(s, "while true do\n  pcall(function() while true do end end)\n"
+                      "  xpcall(function() while true do end end, function(m) return m end)\nend"),
+               chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "ran too long");
+  CHECK_EQ_INT(run(s, "return 1"), chorus_success);
+  sbx_destroy(s);
+}
+
 static void memory_bomb_stops_at_the_cap(void) {
   sbx_t *s = make(8 << 20, 0, NULL);
   CHECK_EQ_INT(run(s, "local t = {}\nfor i = 1, 1e9 do t[i] = string.rep('x', 4096) .. i end"), chorus_script_error);
@@ -56,6 +79,22 @@ static void files_processes_and_bytecode_are_denied(void) {
   CHECK_EQ_INT(run(s, "return debug.getinfo(1)"), chorus_script_error);
   CHECK_EQ_INT(run(s, "return package.loadlib('x', 'y')"), chorus_script_error);
   CHECK_EQ_INT(run(s, "return load('return 40 + 2')() == 42 or error('load')"), chorus_success);
+  sbx_destroy(s);
+}
+
+static void finalizers_are_refused_since_no_limit_reaches_them(void) {
+  sbx_t *s = make(0, 1000000, NULL);
+  /* Lua runs __gc with hooks off: a loop in one would never be stopped (an
+   * empty one here, so that a regression fails instead of hanging). */
+  CHECK_EQ_INT(run(s, "setmetatable({}, { __gc = function() end })"), chorus_script_error);
+  CHECK_CONTAINS(sbx_error(s), "t.lua:1: setmetatable: __gc finalizers are not available");
+  /* Other metatables work as in Lua, protection included. */
+  CHECK_EQ_INT(run(s, "local t = setmetatable({}, { __index = function() return 7 end })\n"
+                      "assert(t.x == 7 and getmetatable(t).__index)\n"
+                      "local p = setmetatable({}, { __metatable = 'locked' })\n"
+                      "assert(not pcall(setmetatable, p, {}))\n"
+                      "assert(setmetatable(t, nil) == t and getmetatable(t) == nil)"),
+               chorus_success);
   sbx_destroy(s);
 }
 
@@ -114,7 +153,8 @@ static void units_parse_with_their_scale(void) {
   CHECK_CONTAINS(err, "not a bandwidth");
 }
 
-TEST_MAIN(TEST(endless_loop_stops_with_instruction_budget), TEST(memory_bomb_stops_at_the_cap),
-          TEST(files_processes_and_bytecode_are_denied), TEST(each_script_gets_a_fresh_environment),
-          TEST(require_loads_only_from_the_library_folder), TEST(errors_name_file_and_line),
-          TEST(units_parse_with_their_scale))
+TEST_MAIN(TEST(endless_loop_stops_with_instruction_budget), TEST(pcall_cannot_swallow_the_instruction_budget),
+          TEST(memory_bomb_stops_at_the_cap),
+          TEST(files_processes_and_bytecode_are_denied), TEST(finalizers_are_refused_since_no_limit_reaches_them),
+          TEST(each_script_gets_a_fresh_environment), TEST(require_loads_only_from_the_library_folder),
+          TEST(errors_name_file_and_line), TEST(units_parse_with_their_scale))

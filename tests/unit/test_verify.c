@@ -161,8 +161,10 @@ static void missing_contribution_is_named(void) {
   CHECK_EQ_INT(verify(p, 2, 0, &res), chorus_verify_failed);
   CHECK_CONTAINS(res.msg,
                  "test allreduce nranks=2 nodes=1: rank 0 channel 0 output chunk 0 lacks the contribution of rank 1 "
-                 "(holds 0)");
-  CHECK_EQ_INT(res.rank, -1);
+                 "(holds 0); written last by op 1 (t.lua:11, recv from 1 out[0])");
+  CHECK_EQ_INT(res.rank, 0);
+  CHECK_EQ_INT(res.channel, 0);
+  CHECK_EQ_INT(res.op, 1);
   plan_destroy(p);
 }
 
@@ -199,7 +201,9 @@ static void output_of_the_wrong_position_is_caught(void) {
   verify_result_t res;
   CHECK_EQ_INT(verify(p, 0, 0, &res), chorus_verify_failed);
   CHECK_CONTAINS(res.msg, "test broadcast nranks=2 nodes=1 root=0: rank 1 channel 0 output chunk 0 holds the data of "
-                          "position in[1], expected in[0]");
+                          "position in[1], expected in[0]; written last by op 0 (t.lua:10, recv from 0 out[0])");
+  CHECK_EQ_INT(res.rank, 1);
+  CHECK_EQ_INT(res.op, 0);
   plan_destroy(p);
 }
 
@@ -210,7 +214,8 @@ static void output_from_the_wrong_rank_is_caught(void) {
   ADD(p, 2, 0, send_(0, IN, 0), send_(1, IN, 0), copy_(IN, 0, OUT, 2), recv_(0, OUT, 1), recv_(1, OUT, 0));
   verify_result_t res;
   CHECK_EQ_INT(verify(p, 0, 0, &res), chorus_verify_failed);
-  CHECK_CONTAINS(res.msg, "rank 2 channel 0 output chunk 0 holds rank 1's data, expected rank 0's");
+  CHECK_CONTAINS(res.msg, "rank 2 channel 0 output chunk 0 holds rank 1's data, expected rank 0's; written last by "
+                          "op 4 (t.lua:14, recv from 1 out[0])");
   plan_destroy(p);
 }
 
@@ -219,7 +224,10 @@ static void output_never_written_is_caught(void) {
   ADD(p, 0, 0, copy_(IN, 0, OUT, 0));
   verify_result_t res;
   CHECK_EQ_INT(verify(p, 0, 0, &res), chorus_verify_failed);
-  CHECK_CONTAINS(res.msg, "rank 0 channel 0 output chunk 1 was never written");
+  CHECK_CONTAINS(res.msg,
+                 "rank 0 channel 0 output chunk 1 was never written; no op of this rank and channel writes it");
+  CHECK_EQ_INT(res.rank, 0);
+  CHECK_EQ_INT(res.op, -1);
   plan_destroy(p);
 }
 

@@ -313,10 +313,14 @@ int cmd_sim(int argc, char **argv) {
     t_plan = wall() - t0;
     nch = p->nchannels;
     snprintf(algo, sizeof algo, "%s", p->algo);
+    /* One simulator (routes, connections) for every size: --stats counts
+     * making it as simulation time. */
+    double t1 = wall();
     if (sim_create(&s, t, p, &so, err, sizeof err) != chorus_success) {
       fprintf(stderr, "chorus sim: %s\n", err);
       goto done;
     }
+    t_sim = wall() - t1;
   } else {
     if (strcmp(algo, "ring") != 0) {
       fprintf(stderr, "chorus sim: the analytic model knows the ring algorithm only, not '%s' (use --model event)\n",
@@ -370,11 +374,8 @@ int cmd_sim(int argc, char **argv) {
         so.trace = NULL;
         r = sim_analytic_ring(t, a.coll, n, nch, count, a.dt, &so, &res, err, sizeof err);
       } else {
-        so.trace = tr;
-        sim_destroy(s);
-        s = NULL;
-        r = sim_create(&s, t, p, &so, err, sizeof err);
-        if (r == chorus_success) r = sim_run(s, count, a.dt, &res, err, sizeof err);
+        sim_set_trace(s, tr);
+        r = sim_run(s, count, a.dt, &res, err, sizeof err);
       }
       t_sim += wall() - t0;
       events += res.events;

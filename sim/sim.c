@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sim_evq.h"
 #include "sim_net.h"
 
 #define SIM_ALIGN 64
@@ -17,59 +18,90 @@
 #define SIM_PAIR_ROUTES 4
 
 enum { ST_RUN = 0, ST_WAIT_IN, ST_WAIT_OUT, ST_BUSY, ST_DONE };
-enum { EV_ARRIVE = 0, EV_READY = 1 };
+/* An event's kind: EV_NET is a step's flow end (id: the connection, its
+ * route); the others wake thread id, and carry the connection it will read
+ * first (plus one, 0: none) above the low two bits, so that its line is
+ * asked for together with the thread's. */
+enum { EV_ARRIVE = 0, EV_READY = 1, EV_NET = 2 };
+#define EV_KIND(type, conn) ((type) | ((conn) + 1) << 2)
+/* The simulator's events are numbered from 2^63 up, the network's flows
+ * below: in the one queue, flows that end at the same time as an event of
+ * the simulator come first (the network's state is settled before threads
+ * look at it), and each kind keeps its own order. */
+#define SEQ_EV ((uint64_t)1 << 63)
 
+/* A connection and its slots, in one block of two cache lines (with the
+ * default 8 slots): what every event of a step reads, the sender's and the
+ * receiver's side alike. The header is followed by nsteps arrival times and
+ * nsteps slot values (bytes | SLOT_LAST); a slot's value and arrival time
+ * are what the step holds and when it arrives. */
 typedef struct {
-  double t;
-  uint64_t seq;
-  int32_t id;
-  int32_t kind;
-} event_t;
-
-/* Events a fixed delay after now (a route's latency, an op's overhead, the
- * reduction of a step of a given size): one FIFO per distinct delay holds
- * them already in (time, sequence) order, since now only grows, so they skip
- * the heap; a plan has a handful of such delays. The heap takes the rest. */
-#define SIM_EV_FIFOS 16
-
-typedef struct {
-  double delay;
-  event_t *q; /* ring of cap (a power of two) */
-  size_t head, n, cap;
-} ev_fifo_t;
-
-typedef struct {
-  int32_t src_thr, dst_thr; /* sender and receiver threads */
-  int32_t route_off, route_len;
-  double lat;               /* route latency + protocol step latency */
-  uint32_t P, D, C;         /* steps posted, transmitted, consumed */
-  double bytes;             /* bytes put on the wire in this run */
-  uint8_t tx;               /* a step is on the network */
+  uint32_t P, D, C; /* steps posted, transmitted, consumed */
+  uint8_t tx;       /* a step is on the network */
   uint8_t wait_send, wait_recv;
+  int8_t latq;              /* the event queue's FIFO for lat, -1 none */
+  int32_t src_thr, dst_thr; /* sender and receiver threads */
+  double lat;               /* route latency + protocol step latency */
 } conn_t;
 
+/* What a connection's steps do not read. */
 typedef struct {
-  uint32_t op, iter, piece, npieces;
+  int32_t route_off, route_len;
+  double route_lat; /* the route's latency (lat adds the protocol's per run) */
+  double bytes;     /* bytes put on the wire in this run */
+} conn_info_t;
+
+/* An op as a thread runs it: the plan's op with its connections found, 16
+ * bytes. A thread holds the next SIM_OP_WINDOW of its program, read from the
+ * plan together: a large plan does not fit in the cache and its threads run
+ * interleaved, so one op at a time would miss on nearly every op. */
+typedef struct {
+  uint8_t code, src_buf, dst_buf;
+  uint8_t flags; /* OPF_* */
+  union {
+    int32_t in;        /* receiving ops: the connection */
+    int32_t src_chunk; /* SEND, COPY */
+  };
+  int32_t out; /* the connection it sends on, -1 */
+  int32_t dst_chunk;
+} sim_op_t;
+
+#define OPF_REDUCES 1     /* a receive that reduces (reduce_bw, not copy_bw) */
+#define OPF_SCRATCH_DST 2 /* writes a scratch chunk */
+#define SIM_OP_WINDOW 16
+
+/* A (rank, channel) thread. Line 0 is what every wake-up reads; line 1 what
+ * an op's start and a send read; line 2 the window of ops; line 3 the times
+ * a trace or a timeline records (only for the threads recorded). */
+typedef struct {
+  _Alignas(64) uint32_t op;
+  uint32_t iter;
   uint8_t state, phase; /* phase: 0 op not begun, 1 overhead paid, 2 work pending */
-  int32_t in, out;      /* connections of the current op */
-  uint64_t len, psize;  /* current send length and piece size */
+  uint8_t record;       /* op spans are traced or kept */
+  int8_t costq;         /* the event queue's FIFO for cost, -1 none */
   uint32_t pend;        /* the step being worked on: bytes | last flag */
-  int32_t out_first, out_n, in_first, in_n; /* this thread's connections (by peer) in conn_peer */
-  double t_op, t_step, t_work;
-  /* The op being run, copied from the plan when it begins, and the costs of
-   * the rank's device: a large plan does not fit in the cache and its
-   * threads run interleaved, so every wake-up that read them from the plan
-   * and the topology would miss. */
-  plan_op_t cur;
+  uint32_t count;       /* ops in the program */
+  uint32_t wbase;       /* program index of win[0] */
+  sim_op_t cur;         /* the op being run */
+  double bw;            /* what a step of the current op costs: bytes / bw */
+  double cost;          /* of a step of cost_v bytes (UINT32_MAX: none yet) */
+  uint32_t cost_v;
+  _Alignas(64) uint64_t len; /* current send length and piece size */
+  uint64_t psize;
+  uint32_t piece, npieces;
+  /* the rank's device's costs, copied: the topology is not in the cache */
   double reduce_bw, copy_bw, op_overhead;
+  const plan_op_t *ops; /* the program in the plan */
+  int32_t ch;
+  int8_t ovq; /* the event queue's FIFO for op_overhead, -1 none */
+  _Alignas(64) sim_op_t win[SIM_OP_WINDOW];
+  _Alignas(64) double t_op, t_work;
 } thr_t;
 
-/* A slot of a connection: what the step holds and when it arrives, side by
- * side, since the receiver reads both at once (one cache miss, not two). */
+/* This thread's connections, sorted by peer, in conn_peer_out/in. */
 typedef struct {
-  double arrive;
-  uint32_t v; /* bytes | SLOT_LAST */
-} slot_t;
+  int32_t out_first, out_n, in_first, in_n;
+} thr_conns_t;
 
 struct sim {
   const topo_t *t;
@@ -77,12 +109,14 @@ struct sim {
   sim_opts_t o;
   int nthr, nconn;
   thr_t *thr;
-  conn_t *conn;
+  thr_conns_t *tconn;
+  unsigned char *cmem; /* the connections' blocks, cstride bytes apart */
+  size_t cstride;
+  conn_info_t *cinfo;
   int32_t *conn_peer_out, *conn_id_out; /* per thread, sorted by peer */
   int32_t *conn_peer_in, *conn_id_in;
   int32_t *routes;
   size_t nroutes;
-  slot_t *slots;   /* nconn * nsteps */
   double *scratch_len;
   sim_net_t *net;
   int nres;
@@ -90,18 +124,16 @@ struct sim {
   /* the call being simulated */
   size_t count, es, chunk_bytes, step_bytes, min_step;
   int nsteps, spc;
+  uint32_t slot_mask; /* nsteps - 1 when a power of two, else 0 */
+  int span_thr;       /* threads of the ranks whose spans are recorded */
   size_t part_len[PLAN_MAX_CHANNELS], ce[PLAN_MAX_CHANNELS];
   uint32_t niter[PLAN_MAX_CHANNELS];
   double eff;
   double now;
-  event_t *ev;
-  size_t nev, evcap;
-  ev_fifo_t fifo[SIM_EV_FIFOS];
-  event_t fhead[SIM_EV_FIFOS]; /* each FIFO's first event, side by side for the scan */
-  int nfifo;
+  sim_evq_t evq; /* arrivals and the ends of computation */
   uint64_t seq, events, steps;
   int32_t *rq;
-  size_t rq_head, rq_tail, rq_cap;
+  size_t rq_head, rq_tail, rq_cap; /* ready threads: a ring of rq_cap (a power of two) */
   uint8_t *queued;
   double end;
   int done_threads;
@@ -114,104 +146,50 @@ struct sim {
 
 #define SLOT_LAST 0x80000000u
 
-/* --- event heap --- */
-
-static inline int ev_before(const event_t *a, const event_t *b) {
-  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+static inline conn_t *conn(const sim_t *s, int id) { return (conn_t *)(s->cmem + (size_t)id * s->cstride); }
+static inline uint32_t slot_of(const sim_t *s, uint32_t k) {
+  return s->slot_mask ? k & s->slot_mask : k % (uint32_t)s->nsteps;
+}
+/* Slot k's arrival time and value (k counts steps; the slot is k mod nsteps). */
+static inline double *slot_arrive(const sim_t *s, conn_t *c, uint32_t k) { return (double *)(c + 1) + slot_of(s, k); }
+static inline uint32_t *slot_v(const sim_t *s, conn_t *c, uint32_t k) {
+  return (uint32_t *)((unsigned char *)(c + 1) + sizeof(double) * (size_t)s->nsteps) + slot_of(s, k);
 }
 
-static int ev_push(sim_t *s, double t, int kind, int id) {
-  if (s->nev == s->evcap) {
-    size_t c = s->evcap ? s->evcap * 2 : 1024;
-    event_t *e = realloc(s->ev, sizeof *e * c);
-    if (!e) return -1;
-    s->ev = e;
-    s->evcap = c;
-  }
-  size_t i = s->nev++;
-  event_t x = {t, s->seq++, id, kind};
-  while (i > 0) {
-    size_t p = (i - 1) / 2;
-    if (!ev_before(&x, &s->ev[p])) break;
-    s->ev[i] = s->ev[p];
-    i = p;
-  }
-  s->ev[i] = x;
-  return 0;
-}
+/* --- events --- */
 
-static event_t ev_pop(sim_t *s) {
-  event_t top = s->ev[0], x = s->ev[--s->nev];
-  size_t i = 0, n = s->nev;
-  for (;;) {
-    size_t l = 2 * i + 1, m = i;
-    const event_t *best = &x;
-    if (l < n && ev_before(&s->ev[l], best)) m = l, best = &s->ev[l];
-    if (l + 1 < n && ev_before(&s->ev[l + 1], best)) m = l + 1;
-    if (m == i) break;
-    s->ev[i] = s->ev[m];
-    i = m;
-  }
-  if (n) s->ev[i] = x;
-  return top;
+static inline int ev_push(sim_t *s, double t, int kind, int id) {
+  return sim_evq_push(&s->evq, t, SEQ_EV | s->seq++, id, kind);
 }
 
 /* An event `delay` after now. */
-static int ev_after(sim_t *s, double delay, int kind, int id) {
-  int f = -1;
-  for (int i = 0; i < s->nfifo; i++)
-    if (s->fifo[i].delay == delay) {
-      f = i;
-      break;
-    }
-  if (f < 0) {
-    if (s->nfifo == SIM_EV_FIFOS) return ev_push(s, s->now + delay, kind, id);
-    f = s->nfifo++;
-    s->fifo[f].delay = delay;
-    s->fifo[f].head = s->fifo[f].n = 0;
-  }
-  ev_fifo_t *q = &s->fifo[f];
-  if (q->n == q->cap) {
-    size_t c = q->cap ? q->cap * 2 : 256;
-    event_t *e = malloc(sizeof *e * c);
-    if (!e) return -1;
-    for (size_t i = 0; i < q->n; i++) e[i] = q->q[(q->head + i) & (q->cap - 1)];
-    free(q->q);
-    q->q = e;
-    q->cap = c;
-    q->head = 0;
-  }
-  event_t x = {s->now + delay, s->seq++, id, kind};
-  q->q[(q->head + q->n) & (q->cap - 1)] = x;
-  if (q->n++ == 0) s->fhead[f] = x;
-  return 0;
+static inline int ev_after(sim_t *s, double delay, int kind, int id) {
+  return sim_evq_after(&s->evq, s->now, delay, SEQ_EV | s->seq++, id, kind);
 }
 
-/* Where the next event is: a FIFO's index, -1 the heap, -2 none. */
-static inline int ev_next(const sim_t *s) {
-  const event_t *best = s->nev ? &s->ev[0] : NULL;
-  int w = best ? -1 : -2;
-  for (int i = 0; i < s->nfifo; i++)
-    if (s->fifo[i].n && (!best || ev_before(&s->fhead[i], best))) best = &s->fhead[i], w = i;
-  return w;
-}
-
-static event_t ev_take(sim_t *s, int w) {
-  if (w < 0) return ev_pop(s);
-  ev_fifo_t *q = &s->fifo[w];
-  event_t e = s->fhead[w];
-  q->head = (q->head + 1) & (q->cap - 1);
-  if (--q->n) s->fhead[w] = q->q[q->head];
-  return e;
+/* The same, through the FIFO q found for that delay (sim_evq_fifo; -1: none). */
+static inline int ev_after_in(sim_t *s, int q, double delay, int kind, int id) {
+  if (q < 0) return ev_after(s, delay, kind, id);
+  return sim_evq_after_in(&s->evq, q, s->now, SEQ_EV | s->seq++, id, kind);
 }
 
 static inline void wake(sim_t *s, int thr) {
   if (s->queued[thr]) return;
   s->queued[thr] = 1;
-  s->rq[s->rq_tail++ % s->rq_cap] = thr;
+  s->rq[s->rq_tail++ & (s->rq_cap - 1)] = thr;
 }
 
 /* --- setup --- */
+
+/* Zeroed memory on 128-byte boundaries (a pair of cache lines, which the
+ * hardware fetches together), for arrays of line-sized state. */
+static void *cache_calloc(size_t n, size_t size) {
+  if (size && n > (SIZE_MAX - 128) / size) return NULL;
+  size_t bytes = (n * size + 127) / 128 * 128;
+  void *q = aligned_alloc(128, bytes ? bytes : 128);
+  if (q) memset(q, 0, bytes ? bytes : 128);
+  return q;
+}
 
 static int cmp_pair(const void *a, const void *b) {
   const int32_t *x = a, *y = b;
@@ -229,49 +207,55 @@ static int find_conn(const int32_t *peers, const int32_t *ids, int n, int peer) 
   return -1;
 }
 
-/* Collect each thread's distinct peers in one direction, sorted. */
-static chorus_result_t collect_peers(sim_t *s, int out, int32_t **peers_out, int *total) {
+/* Collect each thread's distinct peers it sends to (d = 0) and receives
+ * from (d = 1), each sorted, in one pass over the plan (48 MB at 1024
+ * ranks: a pass costs tens of milliseconds). */
+static chorus_result_t collect_peers(sim_t *s, int32_t **pairs_out, int *total) {
   const plan_t *p = s->p;
-  int32_t *stamp = malloc(sizeof *stamp * p->nranks);
-  size_t cap = 1024, n = 0;
-  int32_t *pairs = malloc(sizeof *pairs * 2 * cap);
-  if (!stamp || !pairs) {
-    free(stamp);
-    free(pairs);
-    return chorus_out_of_memory;
-  }
-  for (int r = 0; r < p->nranks; r++) stamp[r] = -1;
-  for (int th = 0; th < s->nthr; th++) {
+  uint8_t dirs[256] = {0}; /* op code: 1 sends, 2 receives */
+  for (int c = 0; c < PLAN_NUM_OPS; c++) dirs[c] = (uint8_t)(plan_op_sends(c) | plan_op_receives(c) << 1);
+  int32_t *stamp[2] = {malloc(sizeof(int32_t) * p->nranks), malloc(sizeof(int32_t) * p->nranks)};
+  size_t cap[2] = {1024, 1024}, n[2] = {0, 0};
+  int32_t *pairs[2] = {malloc(sizeof(int32_t) * 2 * cap[0]), malloc(sizeof(int32_t) * 2 * cap[1])};
+  chorus_result_t res = chorus_success;
+  if (!stamp[0] || !stamp[1] || !pairs[0] || !pairs[1]) res = chorus_out_of_memory;
+  for (int r = 0; res == chorus_success && r < p->nranks; r++) stamp[0][r] = stamp[1][r] = -1;
+  for (int th = 0; res == chorus_success && th < s->nthr; th++) {
     int rank = th / p->nchannels, ch = th % p->nchannels;
     const plan_prog_t *pg = plan_prog(p, rank, ch);
     const plan_op_t *ops = plan_prog_ops(p, rank, ch);
-    size_t first = n;
-    for (uint32_t i = 0; i < pg->count; i++) {
-      int peer = out ? (plan_op_sends(ops[i].code) ? ops[i].send_peer : -1)
-                     : (plan_op_receives(ops[i].code) ? ops[i].recv_peer : -1);
-      if (peer < 0 || peer >= p->nranks || stamp[peer] == th) continue;
-      stamp[peer] = th;
-      if (n == cap) {
-        int32_t *q = realloc(pairs, sizeof *pairs * 4 * cap);
-        if (!q) {
-          free(stamp);
-          free(pairs);
-          return chorus_out_of_memory;
+    size_t first[2] = {n[0], n[1]};
+    for (uint32_t i = 0; res == chorus_success && i < pg->count; i++) {
+      for (int d = 0; d < 2; d++) {
+        if (!(dirs[ops[i].code] & (1 << d))) continue;
+        int peer = d ? ops[i].recv_peer : ops[i].send_peer;
+        if (peer < 0 || peer >= p->nranks || stamp[d][peer] == th) continue;
+        stamp[d][peer] = th;
+        if (n[d] == cap[d]) {
+          int32_t *q = realloc(pairs[d], sizeof(int32_t) * 4 * cap[d]);
+          if (!q) {
+            res = chorus_out_of_memory;
+            break;
+          }
+          pairs[d] = q;
+          cap[d] *= 2;
         }
-        pairs = q;
-        cap *= 2;
+        pairs[d][2 * n[d]] = peer;
+        pairs[d][2 * n[d] + 1] = th;
+        n[d]++;
       }
-      pairs[2 * n] = peer;
-      pairs[2 * n + 1] = th;
-      n++;
     }
-    qsort(pairs + 2 * first, n - first, 2 * sizeof *pairs, cmp_pair);
-    if (out) s->thr[th].out_first = (int32_t)first, s->thr[th].out_n = (int32_t)(n - first);
-    else s->thr[th].in_first = (int32_t)first, s->thr[th].in_n = (int32_t)(n - first);
+    for (int d = 0; res == chorus_success && d < 2; d++)
+      qsort(pairs[d] + 2 * first[d], n[d] - first[d], 2 * sizeof(int32_t), cmp_pair);
+    s->tconn[th].out_first = (int32_t)first[0], s->tconn[th].out_n = (int32_t)(n[0] - first[0]);
+    s->tconn[th].in_first = (int32_t)first[1], s->tconn[th].in_n = (int32_t)(n[1] - first[1]);
   }
-  free(stamp);
-  *peers_out = pairs;
-  *total = (int)n;
+  free(stamp[0]), free(stamp[1]);
+  if (res != chorus_success) {
+    free(pairs[0]), free(pairs[1]);
+    return res;
+  }
+  for (int d = 0; d < 2; d++) pairs_out[d] = pairs[d], total[d] = (int)n[d];
   return chorus_success;
 }
 
@@ -286,7 +270,7 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
     free(first), free(order), free(buf);
     return chorus_out_of_memory;
   }
-  for (int c = 0; c < s->nconn; c++) first[t->rank_dev[s->conn[c].dst_thr / p->nchannels] + 1]++;
+  for (int c = 0; c < s->nconn; c++) first[t->rank_dev[conn(s, c)->dst_thr / p->nchannels] + 1]++;
   for (int d = 0; d < nd; d++) first[d + 1] += first[d];
   int *fill = calloc(nd + 1, sizeof *fill);
   if (!fill) {
@@ -294,7 +278,7 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
     return chorus_out_of_memory;
   }
   for (int c = 0; c < s->nconn; c++) {
-    int d = t->rank_dev[s->conn[c].dst_thr / p->nchannels];
+    int d = t->rank_dev[conn(s, c)->dst_thr / p->nchannels];
     order[first[d] + fill[d]++] = c;
   }
   free(fill);
@@ -314,7 +298,8 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
     else res = r ? topo_router_retarget(r, d) : topo_router_create(&r, t, d);
     if (res != chorus_success) break;
     for (int i = first[d]; i < first[d + 1]; i++) {
-      conn_t *c = &s->conn[order[i]];
+      conn_t *c = conn(s, order[i]);
+      conn_info_t *ci = &s->cinfo[order[i]];
       int sr = c->src_thr / p->nchannels, dr = c->dst_thr / p->nchannels, ch = c->src_thr % p->nchannels;
       double lat;
       uint64_t key = topo_flow_key(sr, dr, ch);
@@ -340,9 +325,9 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
         s->routes = q;
       }
       memcpy(s->routes + s->nroutes, buf, sizeof *buf * len);
-      c->route_off = (int32_t)s->nroutes;
-      c->route_len = len;
-      c->lat = lat;
+      ci->route_off = (int32_t)s->nroutes;
+      ci->route_len = len;
+      ci->route_lat = lat;
       s->nroutes += len;
     }
   }
@@ -361,6 +346,7 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
   }
   sim_t *s = calloc(1, sizeof *s);
   if (!s) return chorus_out_of_memory;
+  sim_evq_init(&s->evq);
   s->t = t;
   s->p = p;
   s->o = *o;
@@ -377,25 +363,26 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
     goto fail;
   }
   s->nthr = p->nranks * p->nchannels;
-  s->thr = calloc(s->nthr, sizeof *s->thr);
+  s->thr = cache_calloc(s->nthr, sizeof *s->thr);
+  s->tconn = calloc(s->nthr, sizeof *s->tconn);
   s->queued = calloc(s->nthr, 1);
-  s->rq_cap = (size_t)s->nthr + 1;
+  for (s->rq_cap = 1; s->rq_cap <= (size_t)s->nthr; s->rq_cap *= 2) {}
   s->rq = malloc(sizeof *s->rq * s->rq_cap);
-  if (!s->thr || !s->queued || !s->rq) goto oom;
-  int nout, nin;
-  int32_t *outp = NULL, *inp = NULL;
-  if ((res = collect_peers(s, 1, &outp, &nout)) != chorus_success) goto fail;
-  if ((res = collect_peers(s, 0, &inp, &nin)) != chorus_success) {
-    free(outp);
-    goto fail;
-  }
+  if (!s->thr || !s->tconn || !s->queued || !s->rq) goto oom;
+  int32_t *pairs[2];
+  int npairs[2];
+  if ((res = collect_peers(s, pairs, npairs)) != chorus_success) goto fail;
+  int nout = npairs[0], nin = npairs[1];
+  int32_t *outp = pairs[0], *inp = pairs[1];
   s->nconn = nout;
-  s->conn = calloc(nout + 1, sizeof *s->conn);
+  s->cstride = (sizeof(conn_t) + (sizeof(double) + sizeof(uint32_t)) * (size_t)s->o.nsteps + 63) / 64 * 64;
+  s->cmem = cache_calloc(nout + 1, s->cstride);
+  s->cinfo = calloc(nout + 1, sizeof *s->cinfo);
   s->conn_peer_out = malloc(sizeof(int32_t) * (nout + 1));
   s->conn_id_out = malloc(sizeof(int32_t) * (nout + 1));
   s->conn_peer_in = malloc(sizeof(int32_t) * (nin + 1));
   s->conn_id_in = malloc(sizeof(int32_t) * (nin + 1));
-  if (!s->conn || !s->conn_peer_out || !s->conn_id_out || !s->conn_peer_in || !s->conn_id_in) {
+  if (!s->cmem || !s->cinfo || !s->conn_peer_out || !s->conn_id_out || !s->conn_peer_in || !s->conn_id_in) {
     free(outp), free(inp);
     goto oom;
   }
@@ -403,14 +390,14 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
     int peer = outp[2 * i], th = outp[2 * i + 1];
     s->conn_peer_out[i] = peer;
     s->conn_id_out[i] = i;
-    s->conn[i].src_thr = th;
-    s->conn[i].dst_thr = peer * p->nchannels + th % p->nchannels;
+    conn(s, i)->src_thr = th;
+    conn(s, i)->dst_thr = peer * p->nchannels + th % p->nchannels;
   }
   for (int i = 0; i < nin; i++) {
     int peer = inp[2 * i], th = inp[2 * i + 1];
     int sth = peer * p->nchannels + th % p->nchannels;
-    int c = find_conn(s->conn_peer_out + s->thr[sth].out_first, s->conn_id_out + s->thr[sth].out_first,
-                      s->thr[sth].out_n, th / p->nchannels);
+    int c = find_conn(s->conn_peer_out + s->tconn[sth].out_first, s->conn_id_out + s->tconn[sth].out_first,
+                      s->tconn[sth].out_n, th / p->nchannels);
     if (c < 0) {
       snprintf(err, errlen, "rank %d channel %d receives from rank %d, which never sends to it", th / p->nchannels,
                th % p->nchannels, peer);
@@ -430,9 +417,9 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
     if (!s->cap || !s->routes) goto oom;
     for (int ch = 0; ch < s->nres; ch++) s->cap[ch] = *fixed_cap, s->routes[ch] = ch;
     for (int c = 0; c < s->nconn; c++) {
-      s->conn[c].route_off = s->conn[c].src_thr % p->nchannels;
-      s->conn[c].route_len = 1;
-      s->conn[c].lat = fixed_lat;
+      s->cinfo[c].route_off = conn(s, c)->src_thr % p->nchannels;
+      s->cinfo[c].route_len = 1;
+      s->cinfo[c].route_lat = fixed_lat;
     }
   } else {
     s->nres = topo_nres(t);
@@ -441,10 +428,9 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
     for (int r = 0; r < s->nres; r++) s->cap[r] = topo_res_cap(t, r);
     if ((res = route_all(s, err, errlen)) != chorus_success) goto fail;
   }
-  s->slots = malloc(sizeof *s->slots * ((size_t)s->nconn * s->o.nsteps + 1));
   s->res_bytes = calloc(s->nres + 1, sizeof *s->res_bytes);
   s->res_busy = calloc(s->nres + 1, sizeof *s->res_busy);
-  if (!s->slots || !s->res_bytes || !s->res_busy) goto oom;
+  if (!s->res_bytes || !s->res_busy) goto oom;
   if (p->scratch_chunks && !(s->scratch_len = calloc((size_t)s->nthr * p->scratch_chunks, sizeof(double))))
     goto oom;
   *out = s;
@@ -465,11 +451,11 @@ chorus_result_t sim_create(sim_t **out, const topo_t *t, const plan_t *p, const 
 void sim_destroy(sim_t *s) {
   if (!s) return;
   sim_net_destroy(s->net);
-  free(s->thr), free(s->queued), free(s->rq), free(s->conn);
+  free(s->thr), free(s->tconn), free(s->queued), free(s->rq), free(s->cmem), free(s->cinfo);
   free(s->conn_peer_out), free(s->conn_id_out), free(s->conn_peer_in), free(s->conn_id_in);
-  free(s->routes), free(s->cap), free(s->slots), free(s->scratch_len);
-  for (int i = 0; i < SIM_EV_FIFOS; i++) free(s->fifo[i].q);
-  free(s->ev), free(s->spans), free(s->res_bytes), free(s->res_busy);
+  free(s->routes), free(s->cap), free(s->scratch_len);
+  sim_evq_fini(&s->evq);
+  free(s->spans), free(s->res_bytes), free(s->res_busy);
   free(s);
 }
 
@@ -479,7 +465,7 @@ static inline size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; 
 
 /* Bytes of chunk c of buffer `buf` for this thread in its current iteration. */
 static inline double chunk_len(const sim_t *s, int th, const thr_t *T, int buf, int c) {
-  int ch = th % s->p->nchannels;
+  int ch = T->ch;
   if (buf == PLAN_BUF_SCRATCH) return s->scratch_len[(size_t)th * s->p->scratch_chunks + c];
   int k = s->p->nchunks, q = c % k;
   size_t pos = (size_t)T->iter * k * s->ce[ch] + (size_t)q * s->ce[ch];
@@ -507,27 +493,27 @@ static inline size_t piece_size(const sim_t *s, size_t len) {
  * receiver already waiting gets woken (at once, or by an event at the
  * arrival time). */
 static inline void conn_left(sim_t *s, int id) {
-  conn_t *c = &s->conn[id];
-  s->slots[(size_t)id * s->nsteps + c->D % s->nsteps].arrive = s->now + c->lat;
+  conn_t *c = conn(s, id);
+  *slot_arrive(s, c, c->D) = s->now + c->lat;
   c->D++;
   if (c->wait_recv) {
     c->wait_recv = 0;
     if (c->lat <= 0) wake(s, c->dst_thr);
-    else if (ev_after(s, c->lat, EV_ARRIVE, id)) s->fault = chorus_out_of_memory;
+    else if (ev_after_in(s, c->latq, c->lat, EV_KIND(EV_ARRIVE, id), c->dst_thr)) s->fault = chorus_out_of_memory;
   }
 }
 
 static void conn_transmit(sim_t *s, int id) {
-  conn_t *c = &s->conn[id];
+  conn_t *c = conn(s, id);
   while (!c->tx && c->D < c->P) {
-    uint32_t v = s->slots[(size_t)id * s->nsteps + c->D % s->nsteps].v;
-    double bytes = (double)(v & ~SLOT_LAST) / s->eff;
+    uint32_t v = *slot_v(s, c, c->D);
+    double bytes = s->eff == 1 ? (double)(v & ~SLOT_LAST) : (double)(v & ~SLOT_LAST) / s->eff; /* x / 1 is x */
     if (bytes <= 0) {
       conn_left(s, id);
       continue;
     }
-    c->bytes += bytes;
-    if (sim_net_start(s->net, s->now, s->routes + c->route_off, c->route_len, bytes, id) != chorus_success)
+    s->cinfo[id].bytes += bytes;
+    if (sim_net_start_route(s->net, s->now, id, bytes, id) != chorus_success)
       s->fault = chorus_out_of_memory;
     c->tx = 1;
     if (s->o.trace) {
@@ -539,7 +525,7 @@ static void conn_transmit(sim_t *s, int id) {
 }
 
 static void conn_sent(sim_t *s, int id) {
-  conn_t *c = &s->conn[id];
+  conn_t *c = conn(s, id);
   c->tx = 0;
   s->steps++;
   if (s->o.trace)
@@ -549,14 +535,14 @@ static void conn_sent(sim_t *s, int id) {
 }
 
 static inline void conn_post(sim_t *s, int id, uint32_t v) {
-  conn_t *c = &s->conn[id];
-  s->slots[(size_t)id * s->nsteps + c->P % s->nsteps].v = v;
+  conn_t *c = conn(s, id);
+  *slot_v(s, c, c->P) = v;
   c->P++;
   conn_transmit(s, id);
 }
 
 static inline void conn_release(sim_t *s, int id) {
-  conn_t *c = &s->conn[id];
+  conn_t *c = conn(s, id);
   c->C++;
   if (c->wait_send) {
     c->wait_send = 0;
@@ -592,18 +578,41 @@ static void trace_op(sim_t *s, int th, const thr_t *T, const plan_op_t *op) {
   }
 }
 
+/* Read the thread's next ops, from T->op on, into its window. */
+static void window_fill(sim_t *s, int th, thr_t *T) {
+  const thr_conns_t *tc = &s->tconn[th];
+  uint32_t n = T->count - T->op < SIM_OP_WINDOW ? T->count - T->op : SIM_OP_WINDOW;
+  T->wbase = T->op;
+  for (uint32_t i = 0; i < n; i++) {
+    const plan_op_t *o = &T->ops[T->op + i];
+    sim_op_t *w = &T->win[i];
+    w->code = o->code;
+    w->src_buf = o->src_buf;
+    w->dst_buf = o->dst_buf;
+    w->flags = (o->code == PLAN_OP_RECV_REDUCE || o->code == PLAN_OP_RECV_REDUCE_SEND ||
+                o->code == PLAN_OP_RECV_REDUCE_COPY_SEND
+                    ? OPF_REDUCES
+                    : 0) |
+               (plan_op_writes_dst(o->code) && o->dst_buf == PLAN_BUF_SCRATCH ? OPF_SCRATCH_DST : 0);
+    if (plan_op_receives(o->code))
+      w->in = find_conn(s->conn_peer_in + tc->in_first, s->conn_id_in + tc->in_first, tc->in_n, o->recv_peer);
+    else
+      w->src_chunk = o->src_chunk;
+    w->out = plan_op_sends(o->code)
+                 ? find_conn(s->conn_peer_out + tc->out_first, s->conn_id_out + tc->out_first, tc->out_n, o->send_peer)
+                 : -1;
+    w->dst_chunk = o->dst_chunk;
+  }
+}
+
 static void thread_run(sim_t *s, int th) {
   thr_t *T = &s->thr[th];
-  const plan_t *p = s->p;
-  int rank = th / p->nchannels, ch = th % p->nchannels;
-  const plan_prog_t *pg = plan_prog(p, rank, ch);
-  const plan_op_t *ops = plan_prog_ops(p, rank, ch);
-  const plan_op_t *op = &T->cur;
+  const sim_op_t *op = &T->cur;
   for (;;) {
     if (T->state == ST_DONE) return;
-    if (T->op == pg->count) {
+    if (T->op == T->count) {
       T->op = 0;
-      if (++T->iter >= s->niter[ch] || pg->count == 0) {
+      if (++T->iter >= s->niter[T->ch] || T->count == 0) {
         T->state = ST_DONE;
         s->done_threads++;
         if (s->now > s->end) s->end = s->now;
@@ -611,30 +620,25 @@ static void thread_run(sim_t *s, int th) {
       }
     }
     if (T->phase == 0) {
-      T->cur = ops[T->op];
-      /* Ask for the next op now: it is read when this one ends, later. */
-      if (T->op + 1 < pg->count) __builtin_prefetch(&ops[T->op + 1]);
-      T->t_op = T->t_step = s->now;
-      T->t_work = -1;
-      T->in = plan_op_receives(op->code)
-                  ? find_conn(s->conn_peer_in + T->in_first, s->conn_id_in + T->in_first, T->in_n, op->recv_peer)
-                  : -1;
-      T->out = plan_op_sends(op->code)
-                   ? find_conn(s->conn_peer_out + T->out_first, s->conn_id_out + T->out_first, T->out_n, op->send_peer)
-                   : -1;
+      if (T->op - T->wbase >= SIM_OP_WINDOW) window_fill(s, th, T);
+      T->cur = T->win[T->op - T->wbase];
+      if (T->record) T->t_op = s->now, T->t_work = -1;
+      double bw = op->flags & OPF_REDUCES ? T->reduce_bw : T->copy_bw;
+      if (bw != T->bw) T->bw = bw, T->cost_v = UINT32_MAX;
       if (op->code == PLAN_OP_SEND || op->code == PLAN_OP_COPY) {
         T->len = (uint64_t)chunk_len(s, th, T, op->src_buf, op->src_chunk);
         T->psize = piece_size(s, T->len);
         T->npieces = T->len ? (uint32_t)((T->len + T->psize - 1) / T->psize) : 1;
         T->piece = 0;
       }
-      if (plan_op_writes_dst(op->code) && op->dst_buf == PLAN_BUF_SCRATCH)
-        s->scratch_len[(size_t)th * p->scratch_chunks + op->dst_chunk] =
+      if (op->flags & OPF_SCRATCH_DST)
+        s->scratch_len[(size_t)th * s->p->scratch_chunks + op->dst_chunk] =
             op->code == PLAN_OP_COPY ? (double)T->len : 0;
       T->phase = 1;
       if (T->op_overhead > 0) {
         T->state = ST_BUSY;
-        if (ev_after(s, T->op_overhead, EV_READY, th)) s->fault = chorus_out_of_memory;
+        int first = op->code == PLAN_OP_SEND ? op->out : op->code == PLAN_OP_COPY ? -1 : op->in;
+        if (ev_after_in(s, T->ovq, T->op_overhead, EV_KIND(EV_READY, first), th)) s->fault = chorus_out_of_memory;
         return;
       }
     }
@@ -642,47 +646,47 @@ static void thread_run(sim_t *s, int th) {
     int finished = 0;
     switch ((plan_opcode_t)op->code) {
     case PLAN_OP_SEND: {
-      conn_t *out = &s->conn[T->out];
+      conn_t *out = conn(s, op->out);
       while (T->piece < T->npieces) {
         if (out->P - out->C >= (uint32_t)s->nsteps) {
           T->state = ST_WAIT_OUT;
           out->wait_send = 1;
           return;
         }
-        if (T->t_work < 0) T->t_work = s->now;
+        if (T->record && T->t_work < 0) T->t_work = s->now;
         uint64_t off = (uint64_t)T->piece * T->psize;
         uint64_t n = T->len - off < T->psize ? T->len - off : T->psize;
         T->piece++;
-        conn_post(s, T->out, (uint32_t)n | (T->piece == T->npieces ? SLOT_LAST : 0));
+        conn_post(s, op->out, (uint32_t)n | (T->piece == T->npieces ? SLOT_LAST : 0));
       }
       finished = 1;
       break;
     }
     case PLAN_OP_COPY:
       if (T->phase == 1) {
-        T->t_work = s->now;
+        if (T->record) T->t_work = s->now;
         double cost = T->copy_bw > 0 ? (double)T->len / T->copy_bw : 0;
         T->phase = 2;
         if (cost > 0) {
           T->state = ST_BUSY;
-          if (ev_after(s, cost, EV_READY, th)) s->fault = chorus_out_of_memory;
+          if (ev_after(s, cost, EV_KIND(EV_READY, -1), th)) s->fault = chorus_out_of_memory;
           return;
         }
       }
       finished = 1;
       break;
     default: {
-      conn_t *in = &s->conn[T->in];
-      int sends = T->out >= 0;
+      conn_t *in = conn(s, op->in);
+      int sends = op->out >= 0;
       for (;;) {
         if (T->phase == 2) {
           /* The step worked on is done: forward it, free its slot. */
           uint32_t v = T->pend;
           T->phase = 1;
-          if (sends) conn_post(s, T->out, v);
-          conn_release(s, T->in);
-          if (plan_op_writes_dst(op->code) && op->dst_buf == PLAN_BUF_SCRATCH)
-            s->scratch_len[(size_t)th * p->scratch_chunks + op->dst_chunk] += v & ~SLOT_LAST;
+          if (sends) conn_post(s, op->out, v);
+          conn_release(s, op->in);
+          if (op->flags & OPF_SCRATCH_DST)
+            s->scratch_len[(size_t)th * s->p->scratch_chunks + op->dst_chunk] += v & ~SLOT_LAST;
           if (v & SLOT_LAST) {
             finished = 1;
             break;
@@ -693,31 +697,33 @@ static void thread_run(sim_t *s, int th) {
           in->wait_recv = 1;
           return;
         }
-        double ta = s->slots[(size_t)T->in * s->nsteps + in->C % s->nsteps].arrive;
+        double ta = *slot_arrive(s, in, in->C);
         if (ta > s->now) {
           T->state = ST_WAIT_IN;
-          if (ev_push(s, ta, EV_ARRIVE, T->in)) s->fault = chorus_out_of_memory;
+          if (ev_push(s, ta, EV_KIND(EV_ARRIVE, op->in), th)) s->fault = chorus_out_of_memory;
           return;
         }
         if (sends) {
-          conn_t *out = &s->conn[T->out];
+          conn_t *out = conn(s, op->out);
           if (out->P - out->C >= (uint32_t)s->nsteps) {
             T->state = ST_WAIT_OUT;
             out->wait_send = 1;
             return;
           }
         }
-        if (T->t_work < 0) T->t_work = s->now;
-        uint32_t v = s->slots[(size_t)T->in * s->nsteps + in->C % s->nsteps].v;
+        if (T->record && T->t_work < 0) T->t_work = s->now;
+        uint32_t v = *slot_v(s, in, in->C);
         T->pend = v;
         T->phase = 2;
-        int reduces = op->code == PLAN_OP_RECV_REDUCE || op->code == PLAN_OP_RECV_REDUCE_SEND ||
-                      op->code == PLAN_OP_RECV_REDUCE_COPY_SEND;
-        double bw = reduces ? T->reduce_bw : T->copy_bw;
-        double cost = bw > 0 ? (double)(v & ~SLOT_LAST) / bw : 0;
-        if (cost > 0) {
+        /* Steps of one op are mostly of one size: their cost is kept. */
+        if ((v & ~SLOT_LAST) != T->cost_v) {
+          T->cost_v = v & ~SLOT_LAST;
+          T->cost = T->bw > 0 ? (double)T->cost_v / T->bw : 0;
+          T->costq = T->cost > 0 ? (int8_t)sim_evq_fifo(&s->evq, T->cost) : -1;
+        }
+        if (T->cost > 0) {
           T->state = ST_BUSY;
-          if (ev_after(s, cost, EV_READY, th)) s->fault = chorus_out_of_memory;
+          if (ev_after_in(s, T->costq, T->cost, EV_KIND(EV_READY, op->in), th)) s->fault = chorus_out_of_memory;
           return;
         }
       }
@@ -725,8 +731,10 @@ static void thread_run(sim_t *s, int th) {
     }
     }
     if (finished) {
-      if (T->t_work < 0) T->t_work = s->now;
-      if (s->o.trace || rank < s->o.span_ranks) trace_op(s, th, T, op);
+      if (T->record) {
+        if (T->t_work < 0) T->t_work = s->now;
+        trace_op(s, th, T, &T->ops[T->op]);
+      }
       T->op++;
       T->phase = 0;
     }
@@ -735,7 +743,7 @@ static void thread_run(sim_t *s, int th) {
 
 static void drain(sim_t *s) {
   while (s->rq_head != s->rq_tail) {
-    int th = s->rq[s->rq_head++ % s->rq_cap];
+    int th = s->rq[s->rq_head++ & (s->rq_cap - 1)];
     s->queued[th] = 0;
     thread_run(s, th);
   }
@@ -777,17 +785,23 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   sim_net_destroy(s->net);
   s->net = NULL;
   if (sim_net_create(&s->net, s->nres, s->cap) != chorus_success) return chorus_out_of_memory;
+  sim_net_use_queue(s->net, &s->evq, EV_NET);
+  /* Route c is connection c's. */
   for (int c = 0; c < s->nconn; c++) {
-    conn_t *k = &s->conn[c];
+    int id;
+    if (sim_net_route(s->net, s->routes + s->cinfo[c].route_off, s->cinfo[c].route_len, &id) != chorus_success)
+      return chorus_out_of_memory;
+  }
+  for (int c = 0; c < s->nconn; c++) {
+    conn_t *k = conn(s, c);
     k->P = k->D = k->C = 0;
-    k->bytes = 0;
     k->tx = k->wait_send = k->wait_recv = 0;
+    s->cinfo[c].bytes = 0;
   }
   double step_lat = s->t->proto[s->o.proto].step_lat;
   s->now = 0;
   s->end = 0;
-  s->nev = 0;
-  s->nfifo = 0;
+  sim_evq_clear(&s->evq);
   s->seq = s->events = s->steps = 0;
   s->rq_head = s->rq_tail = 0;
   s->done_threads = 0;
@@ -795,6 +809,7 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   s->nspans = 0;
   s->trace_first = 1;
   memset(s->queued, 0, s->nthr);
+  if (s->scratch_len) memset(s->scratch_len, 0, sizeof *s->scratch_len * (size_t)s->nthr * p->scratch_chunks);
   if (s->o.trace) {
     fprintf(s->o.trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
     for (int r = 0; r < p->nranks; r++) {
@@ -809,55 +824,82 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
             p->nranks);
     for (int c = 0; c < s->nconn; c++)
       fprintf(s->o.trace, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%d -> %d ch %d\"}}",
-              p->nranks, c, s->conn[c].src_thr / p->nchannels, s->conn[c].dst_thr / p->nchannels,
-              s->conn[c].src_thr % p->nchannels);
+              p->nranks, c, conn(s, c)->src_thr / p->nchannels, conn(s, c)->dst_thr / p->nchannels,
+              conn(s, c)->src_thr % p->nchannels);
   }
+  s->slot_mask = (s->nsteps & (s->nsteps - 1)) == 0 ? (uint32_t)s->nsteps - 1 : 0;
+  s->span_thr = s->o.span_ranks > 0 ? (s->o.span_ranks < p->nranks ? s->o.span_ranks : p->nranks) * p->nchannels : 0;
   for (int th = 0; th < s->nthr; th++) {
     thr_t *T = &s->thr[th];
-    int32_t of = T->out_first, on = T->out_n, inf = T->in_first, inn = T->in_n;
     memset(T, 0, sizeof *T);
-    T->out_first = of, T->out_n = on, T->in_first = inf, T->in_n = inn;
-    T->in = T->out = -1;
-    const topo_dev_t *dev = &s->t->devs[s->t->rank_dev[th / p->nchannels]];
+    int rank = th / p->nchannels;
+    T->ch = th % p->nchannels;
+    T->ops = plan_prog_ops(p, rank, T->ch);
+    T->count = plan_prog(p, rank, T->ch)->count;
+    T->wbase = UINT32_MAX / 2; /* the window holds nothing yet */
+    const topo_dev_t *dev = &s->t->devs[s->t->rank_dev[rank]];
     T->reduce_bw = dev->reduce_bw, T->copy_bw = dev->copy_bw, T->op_overhead = dev->op_overhead;
-    if (s->niter[th % p->nchannels] == 0 || plan_prog(p, th / p->nchannels, th % p->nchannels)->count == 0) {
+    T->record = s->o.trace || th < s->span_thr;
+    T->bw = -1;
+    T->cost_v = UINT32_MAX;
+    if (s->niter[T->ch] == 0 || T->count == 0) {
       T->state = ST_DONE;
       s->done_threads++;
       continue;
     }
     wake(s, th);
   }
-  for (int c = 0; c < s->nconn; c++) s->conn[c].lat += step_lat;
+  double maxlat = 0;
+  for (int c = 0; c < s->nconn; c++) {
+    conn(s, c)->lat = s->cinfo[c].route_lat + step_lat;
+    if (conn(s, c)->lat > maxlat) maxlat = conn(s, c)->lat;
+  }
+  /* The events the FIFOs cannot hold are arrivals a receiver saw coming,
+   * at most a route's latency ahead, at most one per connection: a calendar
+   * of twice that span, a bucket per half connection. */
+  uint32_t nb = 64;
+  while (nb < 2 * (uint32_t)s->nconn && nb < (1u << 16)) nb *= 2;
+  if (sim_evq_calendar(&s->evq, 2 * maxlat / nb, nb)) return chorus_out_of_memory;
+  /* The FIFOs of the fixed delays known now, found once. */
+  for (int c = 0; c < s->nconn; c++) conn(s, c)->latq = conn(s, c)->lat > 0 ? (int8_t)sim_evq_fifo(&s->evq, conn(s, c)->lat) : -1;
+  for (int th = 0; th < s->nthr; th++)
+    s->thr[th].ovq = s->thr[th].op_overhead > 0 ? (int8_t)sim_evq_fifo(&s->evq, s->thr[th].op_overhead) : -1;
   drain(s);
+  /* One queue for steps alone on their routes, arrivals and the ends of
+   * computation; the flows that share resources are the network's. */
+  const sim_net_head_t *shared = sim_net_shared_head(s->net);
   while (s->fault == chorus_success) {
-    double tn = sim_net_next(s->net);
-    int w = ev_next(s);
-    double te = w == -2 ? INFINITY : w == -1 ? s->ev[0].t : s->fhead[w].t;
-    if (isinf(tn) && isinf(te)) break;
+    const sim_ev_t *head = sim_evq_peek(&s->evq);
+    int net = !head || shared->t < head->t || (shared->t == head->t && shared->seq < head->seq);
+    if (isinf(net ? shared->t : head->t)) break;
     s->events++;
-    if (tn <= te) {
+    if (net) {
       int c = sim_net_pop(s->net, &s->now);
       conn_sent(s, c);
     } else {
-      event_t e = ev_take(s, w);
+      sim_ev_t e = sim_evq_pop(&s->evq);
       s->now = e.t;
-      if (e.kind == EV_ARRIVE) {
-        wake(s, s->conn[e.id].dst_thr);
+      if (e.kind == EV_NET) {
+        __builtin_prefetch(conn(s, e.id));
+        conn_sent(s, sim_net_end(s->net, &e));
       } else {
-        s->thr[e.id].state = ST_RUN;
-        wake(s, e.id);
+        int c = (e.kind >> 2) - 1;
+        if (c >= 0) __builtin_prefetch(conn(s, c));
+        /* Nothing is queued to run here: the woken thread runs first. */
+        if ((e.kind & 3) == EV_READY) s->thr[e.id].state = ST_RUN;
+        thread_run(s, e.id);
       }
     }
     drain(s);
   }
-  for (int c = 0; c < s->nconn; c++) s->conn[c].lat -= step_lat;
   if (s->o.trace) fprintf(s->o.trace, "\n]}\n");
   for (int r = 0; r < s->nres; r++) {
     s->res_busy[r] = sim_net_res_busy(s->net, r, s->end);
     s->res_bytes[r] = 0;
   }
   for (int c = 0; c < s->nconn; c++)
-    for (int k = 0; k < s->conn[c].route_len; k++) s->res_bytes[s->routes[s->conn[c].route_off + k]] += s->conn[c].bytes;
+    for (int k = 0; k < s->cinfo[c].route_len; k++)
+      s->res_bytes[s->routes[s->cinfo[c].route_off + k]] += s->cinfo[c].bytes;
   res->time = s->end;
   res->events = s->events;
   res->steps = s->steps;
@@ -893,6 +935,8 @@ void sim_res_stats(const sim_t *s, int res, double *bytes, double *busy) {
 }
 
 const topo_t *sim_topo(const sim_t *s) { return s->t; }
+
+void sim_set_trace(sim_t *s, FILE *trace) { s->o.trace = trace; }
 
 const sim_span_t *sim_spans(const sim_t *s, size_t *n) {
   *n = s->nspans;

@@ -82,8 +82,13 @@ void sim_destroy(sim_t *s);
 
 /* Simulate one call of `count` elements of dtype dt (count as the engine's
  * API takes it: per rank for allreduce, broadcast, reduce; per piece for
- * allgather, reducescatter, alltoall). */
+ * allgather, reducescatter, alltoall). Each call starts from a fresh state:
+ * the same call gives the same result whatever ran before it. */
 chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t *res, char *err, size_t errlen);
+
+/* Where the next sim_run writes its trace (NULL: none): one simulator runs
+ * every size of a sweep, the last one traced. */
+void sim_set_trace(sim_t *s, FILE *trace);
 
 /* After sim_run: per network resource (topo_nres), bytes carried and seconds
  * busy in that run; spans recorded (opts.span_ranks). */

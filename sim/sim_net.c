@@ -2,12 +2,16 @@
  * incrementally: a start or an end re-shares only the connected component of
  * flows and resources it touches, and a flow alone on its path skips the
  * component walk entirely (the common case of a pipelined ring). Completion
- * times live in an indexed min-heap, updated in place when a rate changes. */
+ * times live in an indexed min-heap, updated in place when a rate changes.
+ * Flows of exclusive routes (sim_net.h) skip all of it: no resource lists, no
+ * walk, and their ends go to FIFOs of fixed delays (sim_evq.h). */
 #include "sim_net.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sim_evq.h"
 
 #define LPOS_INLINE 12
 
@@ -44,6 +48,17 @@ typedef struct {
   int32_t id;
 } hkey_t;
 
+/* A registered route. An exclusive one keeps the busy time that each of its
+ * resources would have, since they are busy exactly while its flow runs. */
+typedef struct {
+  double cap; /* the least capacity on the path */
+  double busy, busy_since;
+  double qd; /* the delay of FIFO qf of the queue (a step of one size) */
+  int32_t excl, active, user;
+  int32_t len, qf;
+  const int32_t *path;
+} route_t;
+
 struct sim_net {
   res_t *res;
   int nres;
@@ -56,6 +71,16 @@ struct sim_net {
   uint32_t epoch;
   uint64_t seq, started, recomputes;
   int peak;
+  route_t *routes;
+  int nroutes, routes_cap;
+  int sealed;          /* routes classified: a flow has started */
+  int free_paths;      /* sim_net_start was used */
+  int32_t *res_route;  /* per resource: the exclusive route crossing it, -1 none */
+  sim_evq_t alone;     /* ends of the exclusive routes' flows: (finish, seq, route, user) */
+  sim_evq_t *q;        /* where they go: &alone, or the caller's queue (sim_net_use_queue) */
+  int32_t qkind;       /* their kind there */
+  sim_net_head_t head; /* the heap's first */
+  int nactive;
   /* scratch for the component walk */
   int *cflows, *cres, *stack;
   int cflows_cap, cres_cap, stack_cap;
@@ -109,6 +134,9 @@ chorus_result_t sim_net_create(sim_net_t **out, int nres, const double *cap) {
     return chorus_out_of_memory;
   }
   n->nres = nres;
+  sim_evq_init(&n->alone);
+  n->q = &n->alone;
+  n->head = (sim_net_head_t){INFINITY, UINT64_MAX};
   for (int i = 0; i < nres; i++) {
     n->res[i].cap = cap[i] > 0 ? cap[i] : INFINITY;
     n->res[i].flows = n->res[i].flows_in;
@@ -131,6 +159,9 @@ void sim_net_destroy(sim_net_t *n) {
   free(n->cflows);
   free(n->cres);
   free(n->stack);
+  free(n->routes);
+  free(n->res_route);
+  sim_evq_fini(&n->alone);
   free(n);
 }
 
@@ -205,7 +236,7 @@ static chorus_result_t reshare(sim_net_t *n, int nstack, double now) {
     for (int i = 0; i < nr; i++) {
       res_t *rs = &n->res[n->cres[i]];
       if (rs->cnt <= 0) continue;
-      double s = rs->rem / rs->cnt;
+      double s = rs->cnt == 1 ? rs->rem : rs->rem / rs->cnt; /* the same value: x / 1 is exact */
       if (best < 0 || s < share) best = n->cres[i], share = s;
     }
     if (best < 0) break;
@@ -232,7 +263,7 @@ static chorus_result_t reshare(sim_net_t *n, int nstack, double now) {
   return chorus_success;
 }
 
-chorus_result_t sim_net_start(sim_net_t *n, double now, const int32_t *path, int len, double bytes, int user) {
+static chorus_result_t start_path(sim_net_t *n, double now, const int32_t *path, int len, double bytes, int user) {
   int id;
   if (n->nfree) {
     id = n->free_ids[--n->nfree];
@@ -293,20 +324,121 @@ chorus_result_t sim_net_start(sim_net_t *n, double now, const int32_t *path, int
   }
   n->heap[n->nheap] = (hkey_t){f->finish, f->seq, id};
   f->heap = n->nheap++;
-  if (n->nheap > n->peak) n->peak = n->nheap;
+  if (++n->nactive > n->peak) n->peak = n->nactive;
   heap_up(n, f->heap);
-  if (alone) return chorus_success;
-  for (int j = 0; j < len; j++) {
-    if (ensure((void **)&n->stack, &n->stack_cap, j + 1, sizeof(int))) return chorus_out_of_memory;
-    n->stack[j] = path[j];
+  chorus_result_t res = chorus_success;
+  if (!alone) {
+    for (int j = 0; j < len && res == chorus_success; j++) {
+      if (ensure((void **)&n->stack, &n->stack_cap, j + 1, sizeof(int))) res = chorus_out_of_memory;
+      else n->stack[j] = path[j];
+    }
+    if (res == chorus_success) res = reshare(n, len, now);
   }
-  return reshare(n, len, now);
+  n->head = (sim_net_head_t){n->heap[0].finish, n->heap[0].seq};
+  return res;
 }
 
-double sim_net_next(const sim_net_t *n) { return n->nheap ? n->heap[0].finish : INFINITY; }
+chorus_result_t sim_net_start(sim_net_t *n, double now, const int32_t *path, int len, double bytes, int user) {
+  if (n->nroutes) return chorus_invalid_usage;
+  n->free_paths = 1;
+  return start_path(n, now, path, len, bytes, user);
+}
+
+chorus_result_t sim_net_route(sim_net_t *n, const int32_t *path, int len, int *id) {
+  if (n->sealed || n->free_paths) return chorus_invalid_usage;
+  if (ensure((void **)&n->routes, &n->routes_cap, n->nroutes + 1, sizeof *n->routes)) return chorus_out_of_memory;
+  route_t *r = &n->routes[n->nroutes];
+  memset(r, 0, sizeof *r);
+  r->path = path;
+  r->len = len;
+  r->qf = -1;
+  *id = n->nroutes++;
+  return chorus_success;
+}
+
+/* Classify the routes: exclusive when every resource it crosses is crossed
+ * by no other route (nor twice by itself). */
+static chorus_result_t seal(sim_net_t *n) {
+  int32_t *cnt = calloc(n->nres + 1, sizeof *cnt);
+  n->res_route = malloc(sizeof *n->res_route * (n->nres + 1));
+  if (!cnt || !n->res_route) {
+    free(cnt);
+    return chorus_out_of_memory;
+  }
+  for (int i = 0; i < n->nres; i++) n->res_route[i] = -1;
+  for (int r = 0; r < n->nroutes; r++)
+    for (int j = 0; j < n->routes[r].len; j++) cnt[n->routes[r].path[j]]++;
+  for (int r = 0; r < n->nroutes; r++) {
+    route_t *rt = &n->routes[r];
+    rt->excl = 1;
+    rt->cap = INFINITY;
+    for (int j = 0; j < rt->len; j++) {
+      if (cnt[rt->path[j]] != 1) rt->excl = 0;
+      if (n->res[rt->path[j]].cap < rt->cap) rt->cap = n->res[rt->path[j]].cap;
+    }
+    if (rt->excl)
+      for (int j = 0; j < rt->len; j++) n->res_route[rt->path[j]] = r;
+  }
+  free(cnt);
+  n->sealed = 1;
+  return chorus_success;
+}
+
+chorus_result_t sim_net_start_route(sim_net_t *n, double now, int route, double bytes, int user) {
+  if (!n->sealed && seal(n) != chorus_success) return chorus_out_of_memory;
+  route_t *rt = &n->routes[route];
+  if (!rt->excl) return start_path(n, now, rt->path, rt->len, bytes, user);
+  /* Alone, now and until it ends: the general path's rate and finish. */
+  n->started++;
+  rt->active = 1;
+  rt->busy_since = now;
+  rt->user = user;
+  double d = isinf(rt->cap) ? 0 : bytes / rt->cap;
+  if (rt->qf < 0 || d != rt->qd) rt->qf = sim_evq_fifo(n->q, d), rt->qd = d;
+  int32_t kind = n->q == &n->alone ? user : n->qkind;
+  if (rt->qf >= 0 ? sim_evq_after_in(n->q, rt->qf, now, n->seq++, route, kind)
+                  : sim_evq_push(n->q, now + d, n->seq++, route, kind))
+    return chorus_out_of_memory;
+  if (++n->nactive > n->peak) n->peak = n->nactive;
+  return chorus_success;
+}
+
+/* Whether the next end is an exclusive route's flow (else the heap's top). */
+static inline const sim_ev_t *alone_first(sim_net_t *n) {
+  const sim_ev_t *a = sim_evq_peek(&n->alone);
+  if (!a || !n->nheap) return a;
+  const hkey_t *h = &n->heap[0];
+  return a->t < h->finish || (a->t == h->finish && a->seq < h->seq) ? a : NULL;
+}
+
+double sim_net_next(sim_net_t *n) {
+  const sim_ev_t *a = alone_first(n);
+  return a ? a->t : n->nheap ? n->heap[0].finish : INFINITY;
+}
+
+void sim_net_use_queue(sim_net_t *n, sim_evq_t *q, int32_t kind) {
+  n->q = q;
+  n->qkind = kind;
+}
+
+const sim_net_head_t *sim_net_shared_head(const sim_net_t *n) { return &n->head; }
+
+int sim_net_end(sim_net_t *n, const sim_ev_t *e) {
+  route_t *rt = &n->routes[e->id];
+  rt->busy += e->t - rt->busy_since;
+  rt->active = 0;
+  n->nactive--;
+  return rt->user;
+}
 
 int sim_net_pop(sim_net_t *n, double *t) {
+  if (alone_first(n)) {
+    sim_ev_t e = sim_evq_pop(&n->alone);
+    *t = e.t;
+    return sim_net_end(n, &e);
+  }
   if (!n->nheap) return -1;
+  n->nactive--;
   int id = n->heap[0].id;
   flow_t *f = &n->flows[id];
   double now = f->finish;
@@ -338,15 +470,20 @@ int sim_net_pop(sim_net_t *n, double *t) {
   }
   n->free_ids[n->nfree++] = id;
   if (nseed) reshare(n, nseed, now);
+  n->head = n->nheap ? (sim_net_head_t){n->heap[0].finish, n->heap[0].seq} : (sim_net_head_t){INFINITY, UINT64_MAX};
   return f->user;
 }
 
-int sim_net_active(const sim_net_t *n) { return n->nheap; }
+int sim_net_active(const sim_net_t *n) { return n->nactive; }
 int sim_net_peak(const sim_net_t *n) { return n->peak; }
 uint64_t sim_net_started(const sim_net_t *n) { return n->started; }
 uint64_t sim_net_recomputes(const sim_net_t *n) { return n->recomputes; }
 
 double sim_net_res_busy(const sim_net_t *n, int res, double now) {
+  if (n->res_route && n->res_route[res] >= 0) {
+    const route_t *rt = &n->routes[n->res_route[res]];
+    return rt->busy + (rt->active ? now - rt->busy_since : 0);
+  }
   const res_t *r = &n->res[res];
   return r->busy + (r->nflows ? now - r->busy_since : 0);
 }

@@ -5,6 +5,14 @@
  * connected to it through shared resources: a flow alone on its path gets the
  * bottleneck capacity at once, and flows elsewhere keep their rates (and
  * their scheduled completion times) untouched.
+ *
+ * Routes: a caller whose flows follow a fixed set of paths, at most one flow
+ * on each at a time (a connection's steps cross its route one after
+ * another), registers them first. A route no other route crosses anywhere
+ * is exclusive: its flows always run alone at its bottleneck capacity, so
+ * they touch no per-resource state at all, and their ends, a fixed delay
+ * after their start for a given size, queue in FIFOs instead of the heap.
+ * The results are exactly those of the general path.
  */
 #ifndef CHORUS_SIM_NET_H
 #define CHORUS_SIM_NET_H
@@ -12,6 +20,7 @@
 #include <stdint.h>
 
 #include "chorus.h"
+#include "sim_evq.h"
 
 typedef struct sim_net sim_net_t;
 
@@ -19,13 +28,41 @@ typedef struct sim_net sim_net_t;
 chorus_result_t sim_net_create(sim_net_t **out, int nres, const double *cap);
 void sim_net_destroy(sim_net_t *n);
 
+/* Register a route over path[0..len-1] (borrowed: it must outlive the
+ * network); *id is its number for sim_net_start_route. Routes are all
+ * registered before the first flow starts (chorus_invalid_usage after), and a
+ * network uses either routes or sim_net_start, never both. */
+chorus_result_t sim_net_route(sim_net_t *n, const int32_t *path, int len, int *id);
+
+/* Start a flow of `bytes` over route `route` at time `now`; the route has no
+ * other flow active. `user` comes back from sim_net_pop. */
+chorus_result_t sim_net_start_route(sim_net_t *n, double now, int route, double bytes, int user);
+
 /* Start a flow of `bytes` over the resources path[0..len-1] (borrowed: it
  * must outlive the flow) at time `now`. `user` comes back from
  * sim_net_pop. Returns chorus_out_of_memory when the flow table cannot grow. */
 chorus_result_t sim_net_start(sim_net_t *n, double now, const int32_t *path, int len, double bytes, int user);
 
+/* A caller with an event queue of its own (sim_evq.h) takes the ends of
+ * exclusive routes' flows into it, to merge one queue instead of two: they
+ * come as events of kind `kind` whose id is the route, and each popped one
+ * goes to sim_net_end, which returns its user value. Their sequence numbers
+ * are the network's flow numbers, below 2^63: a caller that numbers its own
+ * events from 2^63 up puts every flow end before its events of the same
+ * time. The other flows stay in the network, the first of them in
+ * *sim_net_shared_head ({INFINITY, UINT64_MAX} when none; the pointer lasts
+ * as long as the network), and sim_net_pop ends them. Set before the first
+ * flow starts. */
+void sim_net_use_queue(sim_net_t *n, sim_evq_t *q, int32_t kind);
+int sim_net_end(sim_net_t *n, const sim_ev_t *e);
+typedef struct {
+  double t;
+  uint64_t seq;
+} sim_net_head_t;
+const sim_net_head_t *sim_net_shared_head(const sim_net_t *n);
+
 /* When the next flow finishes (INFINITY when no flow is active). */
-double sim_net_next(const sim_net_t *n);
+double sim_net_next(sim_net_t *n);
 
 /* End the flow that finishes next: returns its user value and sets *t to its
  * finish time, then re-shares the resources it held. -1 when none. */

@@ -3,7 +3,8 @@
  * against the alpha-beta formula, a tree's hop-count latency; every shipped
  * algorithm on every shipped topology; the analytic ring against the event
  * mode; pair routing against one search per destination; rank placement
- * on an oversubscribed fat tree; determinism. */
+ * on an oversubscribed fat tree; determinism; the event queue's exact order
+ * and exclusive routes against free paths. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "planner.h"
 #include "sim.h"
+#include "sim_evq.h"
 #include "sim_net.h"
 #include "test.h"
 #include "topo.h"
@@ -472,8 +474,131 @@ static void the_same_inputs_give_the_same_time(void) {
   plan_t *p = ring_allreduce(16);
   double a = simulate(t, p, 8u << 20, NULL), b = simulate(t, p, 8u << 20, NULL);
   CHECK_TRUE(a > 0 && memcmp(&a, &b, sizeof a) == 0);
+  /* One simulator running a sweep (as chorus sim does) gives each size what
+   * a fresh one gives, in time and in every link's busy time. */
+  sim_t *s;
+  char err[1024];
+  sim_opts_t o = {0};
+  CHECK_EQ_INT(sim_create(&s, t, p, &o, err, sizeof err), chorus_success);
+  size_t sizes[3] = {1u << 20, 8u << 20, 1u << 20};
+  double first_busy = 0;
+  for (int i = 0; i < 3; i++) {
+    sim_result_t r;
+    CHECK_EQ_INT(sim_run(s, sizes[i] / 4, chorus_float32, &r, err, sizeof err), chorus_success);
+    double fresh = simulate(t, p, sizes[i], NULL);
+    CHECK_TRUE(memcmp(&r.time, &fresh, sizeof fresh) == 0);
+    double bytes, busy, sum = 0;
+    for (int q = 0; q < topo_nres(t); q++) sim_res_stats(s, q, &bytes, &busy), sum += busy;
+    if (i == 0) first_busy = sum;
+    if (i == 2) CHECK_TRUE(memcmp(&sum, &first_busy, sizeof sum) == 0);
+  }
+  sim_destroy(s);
   plan_destroy(p);
   topo_destroy(t);
+}
+
+
+/* --- the event queue and exclusive routes --- */
+
+static int ev_cmp(const void *a, const void *b) {
+  const sim_ev_t *x = a, *y = b;
+  return sim_ev_before(x, y) ? -1 : sim_ev_before(y, x);
+}
+
+/* Events through every structure (FIFOs of fixed delays, more delays than
+ * FIFOs, the calendar, times beyond its span, equal times) come out in
+ * exact (time, seq) order, interleaved with pops as the simulator does. */
+static void the_event_queue_gives_exact_time_and_sequence_order(void) {
+  sim_evq_t q;
+  sim_evq_init(&q);
+  CHECK_EQ_INT(sim_evq_calendar(&q, 1e-9, 256), 0);
+  enum { N = 20000 };
+  sim_ev_t *all = malloc(sizeof *all * N), *out = malloc(sizeof *out * N);
+  int nall = 0, nout = 0;
+  double now = 0;
+  uint64_t seq = 0;
+  unsigned x = 12345;
+  while (nall < N) {
+    for (int k = 0; k < 3 && nall < N; k++) {
+      x = x * 1103515245u + 12345u;
+      unsigned r = (x >> 8) % 100;
+      sim_ev_t e = {0, seq++, nall, 0};
+      int rc;
+      if (r < 60) { /* 20 delays for 14 FIFOs: some spill to the heap */
+        double d = 1e-9 * (1 + (x >> 20) % 20);
+        e.t = now + d;
+        rc = sim_evq_after(&q, now, d, e.seq, e.id, 0);
+      } else {
+        e.t = r < 95 ? now + 1e-9 * ((x >> 12) % 200) : now + 1e-6 * ((x >> 12) % 7); /* beyond the span */
+        if ((x >> 4) % 5 == 0) e.t = now; /* equal times */
+        rc = sim_evq_push(&q, e.t, e.seq, e.id, 0);
+      }
+      CHECK_EQ_INT(rc, 0);
+      all[nall++] = e;
+    }
+    if ((x >> 3) % 4 != 0 && sim_evq_peek(&q)) {
+      out[nout] = sim_evq_pop(&q);
+      now = out[nout++].t;
+    }
+  }
+  while (sim_evq_peek(&q)) out[nout++] = sim_evq_pop(&q);
+  CHECK_EQ_INT(nout, N);
+  /* Every push is at now or later, so the pops are all events sorted. */
+  qsort(all, N, sizeof *all, ev_cmp);
+  int same = 1;
+  for (int i = 0; i < nout; i++)
+    if (out[i].id != all[i].id || out[i].t != all[i].t) same = 0;
+  CHECK_TRUE(same);
+  sim_evq_fini(&q);
+  free(all);
+  free(out);
+}
+
+/* A network of registered routes (some exclusive, some sharing a link)
+ * gives the same end times, order and busy times as the same flows on free
+ * paths. */
+static void exclusive_routes_end_as_free_paths_do(void) {
+  double cap[6] = {10, 4, 7, 3, 5, 0};
+  int32_t p0[2] = {0, 1}, p1[1] = {1}, p2[2] = {2, 3}, p3[1] = {4}, p4[1] = {5};
+  const int32_t *paths[5] = {p0, p1, p2, p3, p4};
+  int lens[5] = {2, 1, 2, 1, 1};
+  double t_free[64], t_route[64], busy_free[6], busy_route[6];
+  int u_free[64], u_route[64], n_free = 0, n_route = 0;
+  for (int mode = 0; mode < 2; mode++) {
+    sim_net_t *n;
+    CHECK_EQ_INT(sim_net_create(&n, 6, cap), chorus_success);
+    if (mode)
+      for (int r = 0; r < 5; r++) {
+        int id;
+        CHECK_EQ_INT(sim_net_route(n, paths[r], lens[r], &id), chorus_success);
+      }
+    int left[5] = {4, 4, 4, 4, 4};
+    double t = 0;
+    for (int r = 0; r < 5; r++) {
+      double bytes = 10 + 7 * r;
+      CHECK_EQ_INT(mode ? sim_net_start_route(n, t, r, bytes, r) : sim_net_start(n, t, paths[r], lens[r], bytes, r),
+                   chorus_success);
+      left[r]--;
+    }
+    for (int i = 0; i < 64; i++) {
+      int u = sim_net_pop(n, &t);
+      if (u < 0) break;
+      (mode ? t_route : t_free)[i] = t, (mode ? u_route : u_free)[i] = u;
+      *(mode ? &n_route : &n_free) += 1;
+      if (left[u]-- > 0)
+        CHECK_EQ_INT(mode ? sim_net_start_route(n, t, u, 25, u) : sim_net_start(n, t, paths[u], lens[u], 25, u),
+                     chorus_success);
+    }
+    for (int r = 0; r < 6; r++) (mode ? busy_route : busy_free)[r] = sim_net_res_busy(n, r, t);
+    sim_net_destroy(n);
+  }
+  CHECK_EQ_INT(n_route, n_free);
+  CHECK_EQ_INT(n_free, 20);
+  for (int i = 0; i < n_free; i++) {
+    CHECK_TRUE(t_route[i] == t_free[i]);
+    CHECK_EQ_INT(u_route[i], u_free[i]);
+  }
+  for (int r = 0; r < 6; r++) CHECK_TRUE(busy_route[r] == busy_free[r]);
 }
 
 TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(max_min_shares_the_bottleneck_first),
@@ -484,4 +609,5 @@ TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(max_min_shares_the_
           TEST(analytic_ring_agrees_with_the_event_mode), TEST(pair_routes_are_the_routes_of_the_router),
           TEST(one_step_per_chunk_on_a_star_is_the_alpha_beta_formula),
           TEST(rank_placement_changes_the_busbw_on_an_oversubscribed_fat_tree),
-          TEST(the_same_inputs_give_the_same_time))
+          TEST(the_same_inputs_give_the_same_time), TEST(the_event_queue_gives_exact_time_and_sequence_order),
+          TEST(exclusive_routes_end_as_free_paths_do))

@@ -5,7 +5,8 @@
  * Geometry (shared with the simulator): a unit of `count` elements is split
  * among channels in 64-byte-aligned parts; a channel walks its part in loop
  * iterations of k = plan->nchunks chunks of `ce` elements, where
- * ce = min(chunk_bytes, roundup64(ceil(part / k))) / elsize. A chunk moves as
+ * ce = min(chunk_bytes, EXEC_MAX_CHUNK, roundup64(ceil(part / k))) / elsize
+ * (chunk_bytes = CHORUS_BUFFSIZE / PLAN_SLOT_CHUNKS). A chunk moves as
  * at most EXEC_STEPS_PER_CHUNK steps (pieces of at least EXEC_MIN_STEP bytes
  * when it is large enough). Every step carries the call's tag, so a rank that
  * made a different call is noticed at its first step (and mismatch.c tells
@@ -494,7 +495,7 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   j.tag = j.desc.tag;
   long every = param_int(PARAM_CONFIRM_SENDS);
   j.confirm = every > 0 && c->seq % (uint32_t)every == 0;
-  j.ce_max = c->chunk_bytes / es;
+  j.ce_max = (c->chunk_bytes < EXEC_MAX_CHUNK ? c->chunk_bytes : EXEC_MAX_CHUNK) / es;
   size_t per = (k->count + p->nchannels - 1) / p->nchannels * es;
   per = (per + EXEC_ALIGN - 1) & ~(size_t)(EXEC_ALIGN - 1);
   j.chan_elems = per / es;

@@ -27,7 +27,7 @@
 
 static const param_def_t defs[PARAM_COUNT] = {
     [PARAM_BUFFSIZE] = {"CHORUS_BUFFSIZE", PARAM_INT, "4194304",
-                        "bytes of receive slots per connection; a chunk is half of it"},
+                        "bytes of receive slots per connection; a chunk is half of it, at most 512 KiB"},
     [PARAM_NCHANNELS] = {"CHORUS_NCHANNELS", PARAM_INT, "0",
                          "channels (threads) per collective; 0 lets the tuner choose"},
     [PARAM_ALGO] =
@@ -41,7 +41,8 @@ static const param_def_t defs[PARAM_COUNT] = {
     [PARAM_SOCKET_IFNAME] = {"CHORUS_SOCKET_IFNAME", PARAM_STR, "",
                              "interfaces for sockets: prefixes, ^ to exclude, = for exact names"},
     [PARAM_NSOCKS_PERCONN] = {"CHORUS_NSOCKS_PERCONN", PARAM_INT, "2", "TCP streams per socket connection"},
-    [PARAM_SPIN] = {"CHORUS_SPIN", PARAM_INT, "4000", "polls of a flag before a waiter sleeps on a futex"},
+    [PARAM_SPIN] = {"CHORUS_SPIN", PARAM_INT, "400",
+                    "polls of a flag (about 27 ns each here) before a waiter sleeps on a futex"},
     [PARAM_DEBUG] = {"CHORUS_DEBUG", PARAM_STR, "WARN", "log level: NONE, WARN, INFO or TRACE"},
     [PARAM_DEBUG_SUBSYS] = {"CHORUS_DEBUG_SUBSYS", PARAM_STR, "",
                             "subsystems to log (INIT,BOOT,SHM,SOCK,EXEC,TUNE,...), ^ to exclude; empty: all"},

@@ -18,8 +18,20 @@
 #define EXEC_STEPS_PER_CHUNK (EXEC_NSTEPS / PLAN_SLOT_CHUNKS)
 /* Chunk sizes are multiples of this (cache line, and the widest vector). */
 #define EXEC_ALIGN 64
-/* Default bytes of slots per connection: chunk = BUFFSIZE / PLAN_SLOT_CHUNKS. */
+/* Default bytes of slots per connection: chunk = BUFFSIZE / PLAN_SLOT_CHUNKS,
+ * at most EXEC_MAX_CHUNK. */
 #define EXEC_DEFAULT_BUFFSIZE (4u << 20)
+/* The largest chunk, whatever CHORUS_BUFFSIZE. A chunk is what a rank
+ * writes into a peer's slots before that peer reads any of it (with 2 ranks
+ * the ring's first op sends a whole chunk while the peer sends its own), so
+ * it decides how far a step's lines travel: measured on the 2-core EPYC (1
+ * MiB L2 per core), 2 MiB chunks (the 4 MiB default's half) ran 2-rank
+ * allreduce of 4-8 MiB at 0.7-0.9x the speed of 512 KiB chunks, the same at
+ * 1-2 MiB, not measurably faster at 64-256 MiB. Smaller chunks lose: with
+ * 256 KiB (and 64 KiB steps) the copies into the peer's slots ran at half
+ * speed, as a slot is rewritten while the peer's cache still holds what it
+ * read there. See BENCHMARKS.md, "CPU engine". */
+#define EXEC_MAX_CHUNK PLAN_MAX_CHUNK_BYTES
 
 typedef enum {
   PARAM_BUFFSIZE = 0,

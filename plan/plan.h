@@ -39,6 +39,10 @@
 /* Chunks a connection buffers at least: the flow-control bound every consumer
  * of a plan honours (NCCL's 8 steps with 4 steps per chunk, in our terms). */
 #define PLAN_SLOT_CHUNKS 2
+/* The largest chunk the engine moves, whatever its buffer (the engine's
+ * geometry, which the simulator replays: chunk = min(buffer / 2, this); see
+ * EXEC_MAX_CHUNK in engine/params.h for why 512 KiB). */
+#define PLAN_MAX_CHUNK_BYTES (512u << 10)
 
 /* The most ranks, channels and chunks a plan may have. */
 #define PLAN_MAX_RANKS (1 << 20)

@@ -6,7 +6,8 @@
  * split among channels in 64-byte-aligned parts; a channel walks its part in
  * loop iterations of k = plan->nchunks chunks of ce elements, with
  *   ce = min(chunk_bytes, roundup64(ceil(part / k) * elsize)) / elsize,
- *   chunk_bytes = buffsize / PLAN_SLOT_CHUNKS, step_bytes = buffsize / nsteps.
+ *   chunk_bytes = min(buffsize / PLAN_SLOT_CHUNKS, PLAN_MAX_CHUNK_BYTES),
+ *   step_bytes = buffsize / nsteps.
  * A chunk moves as pieces (steps) of at most step_bytes, cut into at least
  * min(steps_per_chunk, ceil(len / min_step)) pieces, each rounded up to 64
  * bytes; an empty chunk still moves as one empty step. Defaults are the

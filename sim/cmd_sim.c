@@ -112,7 +112,7 @@ int cmd_topo(int argc, char **argv) {
 typedef struct {
   chorus_coll_t coll;
   const char *topo, *sets, *algo, *opt, *csv, *trace, *timeline;
-  size_t minb, maxb, buffsize;
+  size_t minb, maxb, buffsize, max_chunk;
   double factor;
   int nranks, nchannels, root, proto, analytic, links, links_all, verify, stats, steps_per_chunk, nsteps;
   chorus_dtype_t dt;
@@ -125,7 +125,7 @@ static int sim_usage(FILE *f) {
           "                  [-d dtype] [-o op] [-r root] [-a algo] [--opt k=v] [-p proto] [-c channels]\n"
           "                  [--model event|analytic] [--csv FILE] [--trace FILE] [--links[=all]]\n"
           "                  [--timeline FILE.svg] [--buffsize B] [--steps N] [--steps-per-chunk K]\n"
-          "                  [--no-verify] [--stats]\n\n"
+          "                  [--max-chunk B] [--no-verify] [--stats]\n\n"
           "Predicts what `chorus perf` would print on the described cluster: the same columns, marked\n"
           "predicted, and the same CSV schema (plus a source column).\n"
           "  COLLECTIVE   allreduce, broadcast, reduce, allgather, reducescatter, alltoall\n"
@@ -141,7 +141,9 @@ static int sim_usage(FILE *f) {
           "  --links      per-link bytes, busy time and utilisation of the last size, busiest first\n"
           "  --timeline F per-rank Gantt chart (SVG) of the last size, ranks 0..15\n"
           "  --buffsize B bytes per connection (default 4M: CHORUS_BUFFSIZE), --steps N slots per\n"
-          "               connection (default 8), --steps-per-chunk K (default steps/2)\n"
+          "               connection (default 8), --steps-per-chunk K (default steps/2),\n"
+          "               --max-chunk B largest chunk (default 512K, the engine's; chunks are\n"
+          "               min(buffsize/2, B))\n"
           "  --no-verify  skip proving the plan first; --stats: simulator speed on stderr\n");
   return f == stderr ? 2 : 0;
 }
@@ -154,6 +156,7 @@ static int parse_sim_args(int argc, char **argv, sim_args_t *a) {
       {"timeline", required_argument, NULL, 'G'}, {"opt", required_argument, NULL, 'O'},
       {"buffsize", required_argument, NULL, 'B'}, {"steps", required_argument, NULL, 'N'},
       {"steps-per-chunk", required_argument, NULL, 'K'}, {"no-verify", no_argument, NULL, 'V'},
+      {"max-chunk", required_argument, NULL, 'H'},
       {"stats", no_argument, NULL, 'X'},          {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   optind = 2;
@@ -177,6 +180,10 @@ static int parse_sim_args(int argc, char **argv, sim_args_t *a) {
     case 'O': a->opt = optarg; break;
     case 'B':
       if (parse_size(optarg, &a->buffsize)) return fprintf(stderr, "chorus sim: --buffsize: '%s' is not a size\n", optarg), 2;
+      break;
+    case 'H':
+      if (parse_size(optarg, &a->max_chunk) || !a->max_chunk)
+        return fprintf(stderr, "chorus sim: --max-chunk: '%s' is not a size\n", optarg), 2;
       break;
     case 'N': a->nsteps = atoi(optarg); break;
     case 'K': a->steps_per_chunk = atoi(optarg); break;
@@ -278,6 +285,7 @@ int cmd_sim(int argc, char **argv) {
     return 1;
   }
   sim_opts_t so = {.buffsize = a.buffsize, .nsteps = a.nsteps, .steps_per_chunk = a.steps_per_chunk,
+                   .max_chunk = a.max_chunk,
                    .proto = a.proto, .span_ranks = a.timeline ? 16 : 0};
   plan_t *p = NULL;
   sim_t *s = NULL;

@@ -762,7 +762,10 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   s->spc = s->o.steps_per_chunk;
   s->min_step = s->o.min_step;
   s->chunk_bytes = buff / PLAN_SLOT_CHUNKS; /* as the engine: at most PLAN_MAX_CHUNK_BYTES */
-  if (s->chunk_bytes > PLAN_MAX_CHUNK_BYTES) s->chunk_bytes = PLAN_MAX_CHUNK_BYTES;
+  size_t cap = s->o.max_chunk ? s->o.max_chunk : PLAN_MAX_CHUNK_BYTES;
+  if (cap < SIM_ALIGN) cap = SIM_ALIGN;
+  cap -= cap % SIM_ALIGN;
+  if (s->chunk_bytes > cap) s->chunk_bytes = cap;
   s->step_bytes = buff / s->nsteps;
   if (s->step_bytes >= SLOT_LAST) {
     snprintf(err, errlen, "steps of %zu bytes are too large (buffer %zu / %d steps)", s->step_bytes, buff, s->nsteps);

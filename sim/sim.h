@@ -51,6 +51,7 @@ typedef struct {
   int nsteps;           /* slots per connection; 0: SIM_DEFAULT_NSTEPS */
   int steps_per_chunk;  /* most steps a chunk is cut into; 0: nsteps / PLAN_SLOT_CHUNKS */
   size_t min_step;      /* smallest step a chunk is cut to; 0: SIM_DEFAULT_MIN_STEP */
+  size_t max_chunk;     /* largest chunk; 0: PLAN_MAX_CHUNK_BYTES (the engine's cap) */
   int proto;            /* topo_proto_id_t */
   FILE *trace;          /* Chrome/Perfetto JSON events are written here (the caller opens and closes) */
   int span_ranks;       /* record op spans for the timeline of ranks 0 .. span_ranks-1 (0: none) */

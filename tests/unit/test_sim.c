@@ -429,8 +429,8 @@ static void one_step_per_chunk_on_a_star_is_the_alpha_beta_formula(void) {
   CHECK_TRUE(t != NULL);
   if (!t) return;
   plan_t *p = ring_allreduce(n);
-  size_t S = (size_t)n * PLAN_MAX_CHUNK_BYTES; /* one chunk of S/n per rank: chunks are at most that */
-  sim_opts_t o = {.steps_per_chunk = 1, .buffsize = S / n * 8};
+  size_t S = 256u << 20;
+  sim_opts_t o = {.steps_per_chunk = 1, .buffsize = S / n * 8, .max_chunk = S / n}; /* one chunk of S/n */
   double want = 2.0 * (n - 1) * (2e-6 + (double)S / n / 25e9);
   double got = simulate(t, p, S, &o);
   CHECK_TRUE(near(got, want, 1e-9));

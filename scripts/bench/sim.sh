@@ -24,7 +24,6 @@ chorus="$build/chorus"
 export CHORUS_ALGOS="$root/algos" CHORUS_TOPOLOGIES="$root/topologies"
 out="$root/scripts/bench/results/sim.csv"
 mkdir -p "$(dirname "$out")"
-echo "case,model,topology,set,nranks,time_us,busbw_GBps,sim_s,events,Mevents_per_s,wall_s,cpu_s,peak_rss_MiB" > "$out"
 run() { # case model topo set
   local log; log=$(mktemp)
   /usr/bin/time -f "%e %M %U %S" -o "$log.time" "$chorus" sim allreduce --topo "$3" --set "$4" -b 256M -e 256M \
@@ -39,7 +38,8 @@ run() { # case model topo set
   echo "$1,$2,$3,\"$4\",$n,$us,$bus,$sim,$ev,$evs,$wall,$cpu,$((rss / 1024))" >> "$out"
   rm -f "$log" "$log.out" "$log.time"
 }
-if [ "${SIM_COMPARE_ONLY:-0}" != 1 ]; then
+if [ "${SIM_COMPARE_ONLY:-0}" != 1 ]; then # (the comparison alone leaves sim.csv as it was)
+  echo "case,model,topology,set,nranks,time_us,busbw_GBps,sim_s,events,Mevents_per_s,wall_s,cpu_s,peak_rss_MiB" > "$out"
   run ring1024_fattree event dgx-cluster nodes=128
   run ring1024_star event star nodes=1024
   run ring16384_star analytic star nodes=16384

@@ -35,6 +35,11 @@ static void cause_text(int from, char *text, size_t len, size_t cap) {
   if (!strncmp(text, own, (size_t)n)) memmove(text, text + n - 7, strlen(text + n - 7) + 1);
 }
 
+/* Send every other rank this rank's cause (best effort, in parallel). */
+static void tell_all(chorus_comm_t *c, const char *msg) {
+  if (c->boot) boot_send_all_within(c->boot, BOOT_TAG_FAILED, msg, strlen(msg) + 1, FAIL_PROBE_S);
+}
+
 static void vfail(chorus_comm_t *c, chorus_result_t r, int tell, const char *fmt, va_list ap) {
   char msg[1024], cause[600];
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -54,7 +59,7 @@ static void vfail(chorus_comm_t *c, chorus_result_t r, int tell, const char *fmt
     LOG_WARN_("INIT", "rank %d: %s", c->rank, msg);
     /* Before the aborts below wake the peers, so that each finds the cause
      * queued and names the rank it started from, not only its neighbour. */
-    if (tell && c->boot) boot_send_all_within(c->boot, BOOT_TAG_FAILED, msg, strlen(msg) + 1, FAIL_PROBE_S);
+    if (tell) tell_all(c, msg);
   }
   c->stop = 1;
   /* Abort every connection: peers waiting on this rank fail now, not at their timeout. */
@@ -83,15 +88,22 @@ chorus_result_t comm_fail_after(chorus_comm_t *c, chorus_result_t r, const char 
 
 static pthread_mutex_t cause_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Add the first failing rank's own words to this rank's error. */
-static void add_cause(chorus_comm_t *c, int from, const char *text) {
+/* Add to this rank's error (first failure already recorded) and log the whole. */
+static void append_error(chorus_comm_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append_error(chorus_comm_t *c, const char *fmt, ...) {
   pthread_mutex_lock(&cause_lock);
-  if (!strstr(c->errmsg, "; the first failure, ")) {
-    size_t n = strlen(c->errmsg);
-    snprintf(c->errmsg + n, sizeof c->errmsg - n, "; the first failure, on rank %d: %s", from, text);
-    LOG_WARN_("INIT", "rank %d: %s", c->rank, c->errmsg);
-  }
+  size_t n = strlen(c->errmsg);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->errmsg + n, sizeof c->errmsg - n, fmt, ap);
+  va_end(ap);
+  LOG_WARN_("INIT", "rank %d: %s", c->rank, c->errmsg);
   pthread_mutex_unlock(&cause_lock);
+}
+
+/* Add the first failing rank's own words to this rank's error (once). */
+static void add_cause(chorus_comm_t *c, int from, const char *text) {
+  if (!strstr(c->errmsg, "; the first failure, ")) append_error(c, "; the first failure, on rank %d: %s", from, text);
 }
 
 /* A cause sent by another rank within `wait` seconds: 1 and its text. */
@@ -107,46 +119,38 @@ chorus_result_t comm_peer_failed(chorus_comm_t *c, const conn_t *cn, const char 
   uint32_t why = __atomic_load_n(&cn->ring.ctrl->abort, __ATOMIC_SEQ_CST);
   int peer = cn->peer, from;
   char cause[600];
-  if (why == RING_ABORT_FAILED || cn->tr == &shm_transport) {
-    /* The peer failed and said so in the ring; its cause (or a mismatch
-     * report) is on its way. */
-    comm_fail_after(c, chorus_remote_error, "rank %d: rank %d failed or aborted %s", c->rank, peer, at);
-    mismatch_listen(c);
-    if (c->error == chorus_invalid_usage) return c->error; /* both calls, explained */
-    if (find_cause(c, FAIL_CAUSE_WAIT_S, &from, cause, sizeof cause)) add_cause(c, from, cause);
-    else if (ring_peer_gone(cn->ring.peer_pid))
-      add_cause(c, peer, "its process has died");
-    chorus_set_last_error(c->errmsg);
-    return c->error;
-  }
-  /* A socket ended: a peer that failed deliberately sent its cause before
-   * closing; one that died, or a network that failed, says nothing. Fail
-   * first (this rank's other peers must wake, or a peer that must answer a
-   * mismatch report may wait on this one), then find out. */
-  if (why == RING_ABORT_SOCKET)
+  /* Fail first: this rank's other peers must wake (a peer that must answer
+   * a mismatch report may be waiting on this one); then find out more. */
+  int failed = why == RING_ABORT_FAILED || cn->tr == &shm_transport; /* the peer failed and said so in the ring */
+  if (failed) comm_fail_after(c, chorus_remote_error, "rank %d: rank %d failed or aborted %s", c->rank, peer, at);
+  else if (why == RING_ABORT_SOCKET)
     comm_fail_after(c, chorus_remote_error, "rank %d: the socket connection with rank %d failed %s: %s", c->rank, peer,
                     at, cn->why);
   else comm_fail_after(c, chorus_remote_error, "rank %d: rank %d closed its connection %s", c->rank, peer, at);
   mismatch_listen(c); /* a peer that saw a step of another call may say both calls */
   if (c->error == chorus_invalid_usage) return c->error;
-  int found = find_cause(c, 0.05, &from, cause, sizeof cause);
-  int alive = found ? 1 : boot_probe(c->boot, peer, FAIL_PROBE_S);
-  /* A peer alive that closed its end failed on purpose: its cause (or that
-   * of the rank it failed on) is coming; a failed socket is a cause itself. */
-  if (!found && alive > 0 && why != RING_ABORT_SOCKET) found = find_cause(c, FAIL_CAUSE_WAIT_S, &from, cause, sizeof cause);
-  if (found) add_cause(c, from, cause);
-  else {
-    pthread_mutex_lock(&cause_lock);
-    size_t n = strlen(c->errmsg);
-    snprintf(c->errmsg + n, sizeof c->errmsg - n, "%s",
-             alive == 0  ? "; it is gone: its bootstrap listener refuses connections (its process ended or it "
-                           "destroyed its communicator)"
-             : alive < 0 ? "; it does not answer on the bootstrap either (its host or the network is down)"
-                         : "; its process still answers");
-    LOG_WARN_("INIT", "rank %d: %s", c->rank, c->errmsg);
-    pthread_mutex_unlock(&cause_lock);
-    /* Nobody else can know this: tell every rank, late as it is. */
-    if (c->boot) boot_send_all_within(c->boot, BOOT_TAG_FAILED, c->errmsg, strlen(c->errmsg) + 1, FAIL_PROBE_S);
+  if (failed) {
+    /* Its cause is on its way (it sends it before it aborts). */
+    if (find_cause(c, FAIL_CAUSE_WAIT_S, &from, cause, sizeof cause)) add_cause(c, from, cause);
+    else if (ring_peer_gone(cn->ring.peer_pid)) add_cause(c, peer, "its process has died");
+  } else {
+    /* A socket ended: a peer that failed deliberately sent its cause before
+     * closing; one that died, or a network that failed, says nothing. */
+    int found = find_cause(c, 0.05, &from, cause, sizeof cause);
+    int alive = found ? 1 : boot_probe(c->boot, peer, FAIL_PROBE_S);
+    /* A peer alive that closed its end failed on purpose: its cause (or that
+     * of the rank it failed on) is coming; a failed socket is a cause itself. */
+    if (!found && alive > 0 && why != RING_ABORT_SOCKET)
+      found = find_cause(c, FAIL_CAUSE_WAIT_S, &from, cause, sizeof cause);
+    if (found) add_cause(c, from, cause);
+    else {
+      append_error(c, "%s",
+                   alive == 0  ? "; it is gone: its bootstrap listener refuses connections (its process ended or it "
+                                 "destroyed its communicator)"
+                   : alive < 0 ? "; it does not answer on the bootstrap either (its host or the network is down)"
+                               : "; its process still answers");
+      tell_all(c, c->errmsg); /* nobody else can know this: late as it is */
+    }
   }
   chorus_set_last_error(c->errmsg);
   return c->error;

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "chorus.h"
-#include "test_ranks.h" /* test_remove_shm_of */
+#include "test_ranks.h" /* test_remove_shm_of, test_now */
 
 enum { N = 3, COUNT = 1 << 18, MAX_SOCKS = 256 };
 enum { F_KILL, F_ABORT, F_MISMATCH, F_MISSING, F_SOCK_KILL, F_SOCK_RESET, F_SETUP_KILL, F_COUNT, F_CALIBRATE };
@@ -49,12 +49,6 @@ typedef struct {
 } shared_t;
 
 static shared_t *shared;
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 typedef struct {
   chorus_comm_t *c;
@@ -196,11 +190,11 @@ static double calibrate(double *init) {
   *init = 0;
   for (int k = 0; k < 3; k++) {
     pid_t pids[N];
-    double t0 = now(), ti = 0, tf = 0;
+    double t0 = test_now(), ti = 0, tf = 0;
     start_ranks(F_CALIBRATE, pids);
-    while (!tf && now() < t0 + 30) {
-      if (!ti && shared->phase[2] >= 1) ti = now() - t0;
-      if (shared->phase[2] >= 2) tf = now() - t0;
+    while (!tf && test_now() < t0 + 30) {
+      if (!ti && shared->phase[2] >= 1) ti = test_now() - t0;
+      if (shared->phase[2] >= 2) tf = test_now() - t0;
       usleep(200);
     }
     int ok = tf > 0;
@@ -254,7 +248,7 @@ int main(int argc, char **argv) {
     double worst = 0;
     for (int t = 0; t < trials; t++) {
       pid_t pids[N];
-      double t0 = now();
+      double t0 = test_now();
       start_ranks(f, pids);
       int reset_left = 0;
       if (f == F_KILL || f == F_SOCK_KILL) {
@@ -266,7 +260,7 @@ int main(int argc, char **argv) {
          * set-up of the first collective or just after it. */
         double u = (double)rand() / RAND_MAX;
         double delay = t % 2 == 0 ? 1.2 * t_init * u : t_init + (1.25 * t_first - t_init) * u;
-        while (now() < t0 + delay) usleep(100);
+        while (test_now() < t0 + delay) usleep(100);
         kill(pids[2], SIGKILL);
         victim_up += shared->phase[2] >= 1;
       } else if (f == F_SOCK_RESET) {
@@ -277,14 +271,14 @@ int main(int argc, char **argv) {
       /* Wait for the ranks that must fail; past the deadline they hung. */
       double deadline = t0 + timeout + 6.0, last = t0;
       int st[N] = {0}, done[N] = {0}, left = N, ok = !reset_left;
-      while (left && now() < deadline) {
+      while (left && test_now() < deadline) {
         for (int r = 0; r < N; r++) {
           if (done[r]) continue;
           if (f == F_MISSING && r == 2) { /* the missing rank never returns by itself */
             done[r] = 1, left--;
             continue;
           }
-          if (waitpid(pids[r], &st[r], WNOHANG) == pids[r]) done[r] = 1, left--, last = now();
+          if (waitpid(pids[r], &st[r], WNOHANG) == pids[r]) done[r] = 1, left--, last = test_now();
         }
         usleep(10 * 1000);
       }

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/types.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "chorus.h"
+#include "test.h" /* test_now */
 
 /* Fork n rank processes; call it before any bootstrap thread exists (a
  * fork while one holds a lock can hang the child). Rank 0 makes the unique
@@ -53,13 +53,6 @@ static inline void test_remove_shm_of(pid_t pid) {
     shm_unlink(name);
   }
   closedir(d);
-}
-
-/* Monotonic seconds, for the tests' own deadlines and timings. */
-static inline double test_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 #endif

@@ -10,6 +10,7 @@
 #include "pattern.h"
 #include "sandbox.h"
 #include "test.h"
+#include "test_sbx.h"
 
 /* The harness, run in a plain state: RUN(lib, name, ...) calls lib[name]
  * under pcall and describes what came back (types and values; all of a
@@ -365,26 +366,8 @@ static void hand_picked_cases_agree_with_lua(void) {
   lua_close(L);
 }
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static sbx_t *make(long long instr) {
-  sbx_opts_t o = {.instr_limit = instr};
-  sbx_t *s;
-  return sbx_create(&s, &o) == chorus_success ? s : NULL;
-}
-
-static chorus_result_t run(sbx_t *s, const char *code) {
-  chorus_result_t r = sbx_run_string(s, code, strlen(code), "t.lua");
-  if (r == chorus_success) lua_pop(sbx_state(s), 1);
-  return r;
-}
-
 static void exponential_pattern_ends_with_the_budget_error(void) {
-  sbx_t *s = make(0);
+  sbx_t *s = test_sbx_make(0, 0, NULL);
   CHECK_TRUE(s != NULL);
   if (!s) return;
   static const char *const bombs[] = {
@@ -401,9 +384,9 @@ static void exponential_pattern_ends_with_the_budget_error(void) {
       "error(e, 0)",
   };
   for (size_t i = 0; i < sizeof bombs / sizeof bombs[0]; i++) {
-    double t0 = now();
-    CHECK_EQ_INT(run(s, bombs[i]), chorus_script_error);
-    double dt = now() - t0;
+    double t0 = test_now();
+    CHECK_EQ_INT(test_sbx_run(s, bombs[i]), chorus_script_error);
+    double dt = test_now() - t0;
     printf("  bomb %zu: %.3f s: %.*s\n", i, dt, (int)strcspn(sbx_error(s), "\n"), sbx_error(s));
     CHECK_CONTAINS(sbx_error(s), "t.lua:2: pattern too costly: more than 10000000 matching steps");
     /* The audit's pattern (the first) well under a second, even under the
@@ -411,7 +394,7 @@ static void exponential_pattern_ends_with_the_budget_error(void) {
     CHECK_TRUE(dt < (i == 0 ? 1.0 : 5.0));
   }
   /* The state stays usable, and ordinary patterns are far under the budget. */
-  CHECK_EQ_INT(run(s, "local n, u = ('  400Gb/s '):match('^%s*([%d.]+)%s*(.-)%s*$')\n"
+  CHECK_EQ_INT(test_sbx_run(s, "local n, u = ('  400Gb/s '):match('^%s*([%d.]+)%s*(.-)%s*$')\n"
                       "assert(n == '400' and u == 'Gb/s')\n"
                       "assert(select(2, string.rep('ab ', 100000):gsub('%w+', '%0')) == 100000)"),
                chorus_success);
@@ -419,10 +402,10 @@ static void exponential_pattern_ends_with_the_budget_error(void) {
 }
 
 static void deep_patterns_end_with_the_depth_error(void) {
-  sbx_t *s = make(0);
-  CHECK_EQ_INT(run(s, "return string.rep('a', 300):match(string.rep('a?', 250))"), chorus_script_error);
+  sbx_t *s = test_sbx_make(0, 0, NULL);
+  CHECK_EQ_INT(test_sbx_run(s, "return string.rep('a', 300):match(string.rep('a?', 250))"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "t.lua:1: pattern too complex: more than 200 nested items");
-  CHECK_EQ_INT(run(s, "return string.rep('a', 300):match(string.rep('(a)', 33))"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "return string.rep('a', 300):match(string.rep('(a)', 33))"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "too many captures");
   sbx_destroy(s);
 }
@@ -430,11 +413,11 @@ static void deep_patterns_end_with_the_depth_error(void) {
 static void many_costly_matches_count_against_the_instruction_budget(void) {
   /* Each call is under the pattern budget (about 4.5 million steps), but
    * their steps add up to the instruction limit. */
-  sbx_t *s = make(20000000);
-  double t0 = now();
-  CHECK_EQ_INT(run(s, "local s = string.rep('a', 3000)\nfor i = 1, 1000 do s:find('.-b') end"), chorus_script_error);
+  sbx_t *s = test_sbx_make(0, 20000000, NULL);
+  double t0 = test_now();
+  CHECK_EQ_INT(test_sbx_run(s, "local s = string.rep('a', 3000)\nfor i = 1, 1000 do s:find('.-b') end"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "t.lua:2: script ran too long");
-  CHECK_TRUE(now() - t0 < 5.0);
+  CHECK_TRUE(test_now() - t0 < 5.0);
   sbx_destroy(s);
 }
 

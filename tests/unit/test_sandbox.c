@@ -5,38 +5,23 @@
 
 #include "sandbox.h"
 #include "test.h"
-
-static sbx_t *make(size_t mem, long long instr, const char *libdir) {
-  sbx_opts_t o = {.mem_limit = mem, .instr_limit = instr};
-  if (libdir) {
-    o.libdirs[0] = libdir;
-    o.nlibdirs = 1;
-  }
-  sbx_t *s;
-  return sbx_create(&s, &o) == chorus_success ? s : NULL;
-}
-
-static chorus_result_t run(sbx_t *s, const char *code) {
-  chorus_result_t r = sbx_run_string(s, code, strlen(code), "t.lua");
-  if (r == chorus_success) lua_pop(sbx_state(s), 1);
-  return r;
-}
+#include "test_sbx.h"
 
 static void endless_loop_stops_with_instruction_budget(void) {
-  sbx_t *s = make(0, 1000000, NULL);
-  CHECK_EQ_INT(run(s, "local x = 0\nwhile true do x = x + 1 end"), chorus_script_error);
+  sbx_t *s = test_sbx_make(0, 1000000, NULL);
+  CHECK_EQ_INT(test_sbx_run(s, "local x = 0\nwhile true do x = x + 1 end"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "t.lua:2");
   CHECK_CONTAINS(sbx_error(s), "ran too long");
   /* The budget is per call: a later short call succeeds. */
-  CHECK_EQ_INT(run(s, "return 1"), chorus_success);
+  CHECK_EQ_INT(test_sbx_run(s, "return 1"), chorus_success);
   sbx_destroy(s);
 }
 
 /* pcall and xpcall work as in Lua, but cannot catch the end of the budget
  * (a loop around them used to restart the endless loop forever). */
 static void pcall_cannot_swallow_the_instruction_budget(void) {
-  sbx_t *s = make(0, 1000000, NULL);
-  CHECK_EQ_INT(run(s, "local ok, e = pcall(error, 'x', 0)\n"
+  sbx_t *s = test_sbx_make(0, 1000000, NULL);
+  CHECK_EQ_INT(test_sbx_run(s, "local ok, e = pcall(error, 'x', 0)\n"
                       "assert(ok == false and e == 'x')\n"
                       "local a, b, c = pcall(function(p, q) return p + q, 'r' end, 1, 2)\n"
                       "assert(a == true and b == 3 and c == 'r')\n"
@@ -47,49 +32,49 @@ static void pcall_cannot_swallow_the_instruction_budget(void) {
                       "assert(not pcall(xpcall, 1))\n"
                       "return 1"),
                chorus_success);
-  CHECK_EQ_INT(run(s, "while true do\n  pcall(function() while true do end end)\n"
+  CHECK_EQ_INT(test_sbx_run(s, "while true do\n  pcall(function() while true do end end)\n"
                       "  xpcall(function() while true do end end, function(m) return m end)\nend"),
                chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "ran too long");
-  CHECK_EQ_INT(run(s, "return 1"), chorus_success);
+  CHECK_EQ_INT(test_sbx_run(s, "return 1"), chorus_success);
   sbx_destroy(s);
 }
 
 static void memory_bomb_stops_at_the_cap(void) {
-  sbx_t *s = make(8 << 20, 0, NULL);
-  CHECK_EQ_INT(run(s, "local t = {}\nfor i = 1, 1e9 do t[i] = string.rep('x', 4096) .. i end"), chorus_script_error);
+  sbx_t *s = test_sbx_make(8 << 20, 0, NULL);
+  CHECK_EQ_INT(test_sbx_run(s, "local t = {}\nfor i = 1, 1e9 do t[i] = string.rep('x', 4096) .. i end"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "memory limit");
   CHECK_CONTAINS(sbx_error(s), "t.lua:2");
   CHECK_TRUE(sbx_mem_peak(s) <= (8u << 20));
-  CHECK_EQ_INT(run(s, "return 2"), chorus_success);
+  CHECK_EQ_INT(test_sbx_run(s, "return 2"), chorus_success);
   sbx_destroy(s);
 }
 
 static void files_processes_and_bytecode_are_denied(void) {
-  sbx_t *s = make(0, 0, NULL);
-  CHECK_EQ_INT(run(s, "io.open('/etc/passwd')"), chorus_script_error);
+  sbx_t *s = test_sbx_make(0, 0, NULL);
+  CHECK_EQ_INT(test_sbx_run(s, "io.open('/etc/passwd')"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "io.open is not available");
-  CHECK_EQ_INT(run(s, "os.execute('true')"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "os.execute('true')"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "os.execute is not available");
-  CHECK_EQ_INT(run(s, "dofile('/etc/passwd')"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "dofile('/etc/passwd')"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "dofile is not available");
-  CHECK_EQ_INT(run(s, "return string.dump(print)"), chorus_script_error);
-  CHECK_EQ_INT(run(s, "local f, e = load('\\27Lua') assert(f == nil) error(e)"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "return string.dump(print)"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "local f, e = load('\\27Lua') assert(f == nil) error(e)"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "binary chunk");
-  CHECK_EQ_INT(run(s, "return debug.getinfo(1)"), chorus_script_error);
-  CHECK_EQ_INT(run(s, "return package.loadlib('x', 'y')"), chorus_script_error);
-  CHECK_EQ_INT(run(s, "return load('return 40 + 2')() == 42 or error('load')"), chorus_success);
+  CHECK_EQ_INT(test_sbx_run(s, "return debug.getinfo(1)"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "return package.loadlib('x', 'y')"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "return load('return 40 + 2')() == 42 or error('load')"), chorus_success);
   sbx_destroy(s);
 }
 
 static void finalizers_are_refused_since_no_limit_reaches_them(void) {
-  sbx_t *s = make(0, 1000000, NULL);
+  sbx_t *s = test_sbx_make(0, 1000000, NULL);
   /* Lua runs __gc with hooks off: a loop in one would never be stopped (an
    * empty one here, so that a regression fails instead of hanging). */
-  CHECK_EQ_INT(run(s, "setmetatable({}, { __gc = function() end })"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "setmetatable({}, { __gc = function() end })"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "t.lua:1: setmetatable: __gc finalizers are not available");
   /* Other metatables work as in Lua, protection included. */
-  CHECK_EQ_INT(run(s, "local t = setmetatable({}, { __index = function() return 7 end })\n"
+  CHECK_EQ_INT(test_sbx_run(s, "local t = setmetatable({}, { __index = function() return 7 end })\n"
                       "assert(t.x == 7 and getmetatable(t).__index)\n"
                       "local p = setmetatable({}, { __metatable = 'locked' })\n"
                       "assert(not pcall(setmetatable, p, {}))\n"
@@ -99,9 +84,9 @@ static void finalizers_are_refused_since_no_limit_reaches_them(void) {
 }
 
 static void each_script_gets_a_fresh_environment(void) {
-  sbx_t *s = make(0, 0, NULL);
-  CHECK_EQ_INT(run(s, "leaked = 1; string.leaked = 1; math.pi = 3"), chorus_success);
-  CHECK_EQ_INT(run(s, "assert(leaked == nil and string.leaked == nil and math.pi > 3.14)"), chorus_success);
+  sbx_t *s = test_sbx_make(0, 0, NULL);
+  CHECK_EQ_INT(test_sbx_run(s, "leaked = 1; string.leaked = 1; math.pi = 3"), chorus_success);
+  CHECK_EQ_INT(test_sbx_run(s, "assert(leaked == nil and string.leaked == nil and math.pi > 3.14)"), chorus_success);
   sbx_destroy(s);
 }
 
@@ -113,12 +98,12 @@ static void require_loads_only_from_the_library_folder(void) {
   FILE *f = fopen(path, "w");
   fputs("local M = {}\nfunction M.twice(x) return 2 * x end\nreturn M\n", f);
   fclose(f);
-  sbx_t *s = make(0, 0, dir);
-  CHECK_EQ_INT(run(s, "local m = require 'mod'; assert(m.twice(4) == 8); assert(require 'mod' == m)"),
+  sbx_t *s = test_sbx_make(0, 0, dir);
+  CHECK_EQ_INT(test_sbx_run(s, "local m = require 'mod'; assert(m.twice(4) == 8); assert(require 'mod' == m)"),
                chorus_success);
-  CHECK_EQ_INT(run(s, "require '../etc/passwd'"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "require '../etc/passwd'"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "not a module name");
-  CHECK_EQ_INT(run(s, "require 'missing'"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "require 'missing'"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "no module 'missing'");
   sbx_destroy(s);
   unlink(path);
@@ -126,10 +111,10 @@ static void require_loads_only_from_the_library_folder(void) {
 }
 
 static void errors_name_file_and_line(void) {
-  sbx_t *s = make(0, 0, NULL);
-  CHECK_EQ_INT(run(s, "local x = 1\nlocal y = nil\ny()"), chorus_script_error);
+  sbx_t *s = test_sbx_make(0, 0, NULL);
+  CHECK_EQ_INT(test_sbx_run(s, "local x = 1\nlocal y = nil\ny()"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "t.lua:3");
-  CHECK_EQ_INT(run(s, "return = 1"), chorus_script_error);
+  CHECK_EQ_INT(test_sbx_run(s, "return = 1"), chorus_script_error);
   CHECK_CONTAINS(sbx_error(s), "t.lua:1");
   sbx_destroy(s);
 }

@@ -13,7 +13,8 @@
  *   - kern_copy and kern_reduce (float sum) over buffers 4x the last-level
  *     cache (64 MiB at least; sysfs may not say), on every rank at once, the slowest rank's time
  *     per repeat: in a collective every rank moves data at the same time and
- *     they share the memory system;
+ *     they share the memory system; and the same kernels on buffers of 256
+ *     KiB, in the cache, 128 passes per sample;
  *   - an 8-byte allreduce on a one-rank communicator (the engine's fixed cost
  *     of one call with one op, no peer), and on all ranks with the ring
  *     algorithm (reported as a check of the model).
@@ -41,12 +42,17 @@
  *   op_overhead <- the one-rank 8-byte allreduce: the model charges such a
  *                  call exactly one op_overhead (its plan is one copy of 8
  *                  bytes, which costs nothing at copy_bw).
- *   copy_bw     <- the shm ping-pong bandwidth B (large piece): in the model a
- *                  shm step crosses the link at copy_bw (local-cpu.lua gives
- *                  the link copy_bw) and is copied out at copy_bw, pipelined,
- *                  so a long message moves at copy_bw -- as the engine's
- *                  copy in and copy out of the slots do. The copy kernel
- *                  rate is printed as a cross-check, not written.
+ *   copy_bw     <- the copy kernel's rate on buffers in the cache, all ranks
+ *                  at once: in the memory model (sim.h) a rank's thread does
+ *                  every copy itself (into a peer's slot, out of its own) at
+ *                  this rate while the call's buffers fit in the cache.
+ *   mem_bw      <- 2 x the copy kernel's rate on buffers past the cache x the
+ *                  ranks of the host, all at once: the bytes the host's
+ *                  memory reads and writes per second, which the ranks' work
+ *                  shares once their buffers no longer fit in the cache.
+ *   llc         <- the last-level cache (sysfs), split among the hosts (the
+ *                  namespace testbed's hosts share one machine's cache).
+ *                  The shm ping-pong bandwidth is a cross-check, not written.
  *   step_lat    <- alpha_shm - op_overhead: in the model a one-step message
  *                  costs its send op's overhead plus the route's latency (0
  *                  inside a host) plus the protocol's step_lat; the receive
@@ -57,8 +63,8 @@
  *                  latency `delay` (veth to the bridge and back), and
  *                  charges the protocol's step_lat once.
  *   rate        <- the socket ping-pong bandwidth B.
- *   reduce_bw   <- the reduce kernel rate (bytes of result per second, the
- *                  unit topo.c documents), all ranks at once.
+ *   reduce_bw   <- the reduce kernel's rate in the cache (bytes of result per
+ *                  second, the unit topo.c documents), all ranks at once.
  * A base topology that does not read one of these keeps its own value; the
  * written file marks each value the base does not read.
  *
@@ -103,6 +109,8 @@
 #define CAL_SAMPLE_BYTES (16u << 20)
 #define CAL_MAX_ITERS 100
 #define CAL_AR_ITERS 100
+#define CAL_CACHE_BYTES ((size_t)256 << 10)
+#define CAL_CACHE_PASSES 128
 #define CAL_SETTLE_MIN_S 0.2
 #define CAL_SETTLE_MAX_S 1.5
 
@@ -127,7 +135,9 @@ typedef struct {
   int peer[NCLASSES];   /* -1 when the class is absent */
   double *pp[NCLASSES]; /* [size * repeats + repeat] */
   double *copy_t, *reduce_t, *ar1_t, *arn_t;
-  size_t kbytes;
+  double *ccopy_t, *creduce_t; /* the same kernels in the cache: seconds for cinner passes */
+  size_t kbytes, cbytes, llc;
+  int cinner, per_host; /* passes in the cache; ranks per host */
 } cal_data_t;
 
 typedef struct {
@@ -238,16 +248,19 @@ static chorus_result_t sweep(cal_rank_t *R, int cls, double *trip) {
   return chorus_success;
 }
 
-/* The slowest rank's time of fn, all ranks starting together. */
+/* The slowest rank's time of `passes` runs of the kernel, all ranks starting
+ * together. */
 static chorus_result_t timed_all(cal_rank_t *R, int what, const float *a, const float *b, float *dst, size_t bytes,
-                                 double *out) {
+                                 int passes, double *out) {
   chorus_result_t res = barrier(R->comm);
   if (res != chorus_success) return res;
   double t0 = now_s();
-  if (what == 0)
-    kern_copy(dst, a, bytes);
-  else
-    kern_reduce(dst, a, b, bytes / sizeof(float), chorus_float32, chorus_sum);
+  for (int i = 0; i < passes; i++) {
+    if (what == 0)
+      kern_copy(dst, a, bytes);
+    else
+      kern_reduce(dst, a, b, bytes / sizeof(float), chorus_float32, chorus_sum);
+  }
   double t = now_s() - t0, tmax;
   res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL);
   *out = tmax;
@@ -277,7 +290,8 @@ static size_t llc_bytes(void) {
 }
 
 static chorus_result_t kernels(cal_rank_t *R) {
-  size_t bytes = 4 * llc_bytes();
+  R->d.llc = llc_bytes();
+  size_t bytes = 4 * R->d.llc;
   if (bytes < (64u << 20)) bytes = 64u << 20;
   if (bytes > (1u << 30)) bytes = 1u << 30;
   R->d.kbytes = bytes;
@@ -294,10 +308,23 @@ static chorus_result_t kernels(cal_rank_t *R) {
   memset(dst, 0, bytes);
   for (int what = 0; what < 2; what++) {
     double t;
-    if ((res = timed_all(R, what, a, b, dst, bytes, &t)) != chorus_success) goto cleanup; /* warm-up */
+    if ((res = timed_all(R, what, a, b, dst, bytes, 1, &t)) != chorus_success) goto cleanup; /* warm-up */
     for (int r = 0; r < R->o->repeats; r++) {
-      if ((res = timed_all(R, what, a, b, dst, bytes, &t)) != chorus_success) goto cleanup;
+      if ((res = timed_all(R, what, a, b, dst, bytes, 1, &t)) != chorus_success) goto cleanup;
       (what ? R->d.reduce_t : R->d.copy_t)[r] = t;
+    }
+  }
+  /* The same kernels on buffers in the cache (three of CAL_CACHE_BYTES fit
+   * in a core's L2 on most machines): one thread's own rates, which the
+   * memory model charges while a call's buffers fit in the cache. */
+  R->d.cbytes = CAL_CACHE_BYTES;
+  R->d.cinner = CAL_CACHE_PASSES;
+  for (int what = 0; what < 2; what++) {
+    double t;
+    if ((res = timed_all(R, what, a, b, dst, R->d.cbytes, R->d.cinner, &t)) != chorus_success) goto cleanup;
+    for (int r = 0; r < R->o->repeats; r++) {
+      if ((res = timed_all(R, what, a, b, dst, R->d.cbytes, R->d.cinner, &t)) != chorus_success) goto cleanup;
+      (what ? R->d.creduce_t : R->d.ccopy_t)[r] = t;
     }
   }
 cleanup:
@@ -358,6 +385,8 @@ typedef struct {
 
 typedef struct {
   fit_ci_t copy, reduce, ar1, arn; /* rates in bytes/s for kernels, seconds for calls */
+  fit_ci_t ccopy, creduce;         /* the kernels in the cache, bytes/s */
+  double mem_bw;                   /* bytes read and written per second by a host's ranks at once */
   class_fit_t cls[NCLASSES];
   double op_overhead, step_lat, delay;
   const char *step_lat_from;
@@ -452,16 +481,20 @@ static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_res
     if (d->peer[c] >= 0 && (res = fit_class(o, d->pp[c], &r->cls[c], c)) != chorus_success) return res;
   double *rate = malloc(sizeof *rate * (size_t)o->repeats);
   if (!rate) return err_set(chorus_out_of_memory, "calibrate: out of memory");
-  for (int k = 0; k < 2; k++) {
-    const double *t = k ? d->reduce_t : d->copy_t;
+  for (int k = 0; k < 4; k++) {
+    const double *t = k == 0 ? d->copy_t : k == 1 ? d->reduce_t : k == 2 ? d->ccopy_t : d->creduce_t;
+    double work = k < 2 ? (double)d->kbytes : (double)d->cbytes * d->cinner;
     for (int i = 0; i < o->repeats; i++)
-      rate[i] = (double)d->kbytes / t[i];
-    res = fit_median_ci(rate, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1000 + (unsigned long)k,
-                        k ? &r->reduce : &r->copy);
+      rate[i] = work / t[i];
+    res = fit_median_ci(rate, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1000 + (unsigned long)(k < 2 ? k : k + 2),
+                        k == 0 ? &r->copy : k == 1 ? &r->reduce : k == 2 ? &r->ccopy : &r->creduce);
     if (res != chorus_success) break;
   }
   free(rate);
   if (res != chorus_success) return res;
+  /* A copy reads and writes its bytes: the host's memory moved twice the
+   * copied bytes of every rank on it, all at once. */
+  r->mem_bw = 2 * r->copy.median * d->per_host;
   if ((res = fit_median_ci(d->ar1_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1002, &r->ar1)) ||
       (res = fit_median_ci(d->arn_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1003, &r->arn)))
     return res;
@@ -519,17 +552,23 @@ static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_res
          r->copy.lo / 1e9, r->copy.hi / 1e9, R->d.kbytes >> 20);
   printf("  reduce kernel    %8.3f GB/s [%.3f, %.3f]  (float sum, bytes of result)\n", r->reduce.median / 1e9,
          r->reduce.lo / 1e9, r->reduce.hi / 1e9);
+  printf("  copy in cache    %8.3f GB/s [%.3f, %.3f]  (%zu KiB buffers x %d passes, all ranks at once)\n",
+         r->ccopy.median / 1e9, r->ccopy.lo / 1e9, r->ccopy.hi / 1e9, R->d.cbytes >> 10, R->d.cinner);
+  printf("  reduce in cache  %8.3f GB/s [%.3f, %.3f]\n", r->creduce.median / 1e9, r->creduce.lo / 1e9,
+         r->creduce.hi / 1e9);
   printf("  allreduce 8 B, 1 rank  %8.3f us [%.3f, %.3f]\n", r->ar1.median * 1e6, r->ar1.lo * 1e6, r->ar1.hi * 1e6);
   printf("  allreduce 8 B, %d ranks (ring) %8.3f us [%.3f, %.3f]", R->nranks, r->arn.median * 1e6, r->arn.lo * 1e6,
          r->arn.hi * 1e6);
   if (R->nranks == 2 && R->nhosts == 1)
     printf("  (model: 2 step_lat + 3 op_overhead = %.3f us)", (2 * r->step_lat + 3 * r->op_overhead) * 1e6);
   printf("\n#\n# simulator parameters\n");
-  if (r->cls[CLASS_SHM].present)
-    printf("  copy_bw      %9.3f GB/s  +- %.3f  shm ping-pong bandwidth\n", r->cls[CLASS_SHM].bw / 1e9,
-           r->cls[CLASS_SHM].bw_ci / 1e9);
-  printf("  reduce_bw    %9.3f GB/s  [%.3f, %.3f]  reduce kernel\n", r->reduce.median / 1e9, r->reduce.lo / 1e9,
-         r->reduce.hi / 1e9);
+  printf("  copy_bw      %9.3f GB/s  [%.3f, %.3f]  copy kernel in the cache\n", r->ccopy.median / 1e9,
+         r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
+  printf("  reduce_bw    %9.3f GB/s  [%.3f, %.3f]  reduce kernel in the cache\n", r->creduce.median / 1e9,
+         r->creduce.lo / 1e9, r->creduce.hi / 1e9);
+  printf("  mem_bw       %9.3f GB/s  2 x copy kernel x %d ranks of the host (reads and writes)\n", r->mem_bw / 1e9,
+         R->d.per_host);
+  if (R->d.llc) printf("  llc          %9.3f MiB   last-level cache / %d hosts\n", (double)R->d.llc / R->nhosts / 1048576, R->nhosts);
   printf("  op_overhead  %9.3f us    [%.3f, %.3f]  one-rank allreduce\n", r->op_overhead * 1e6, r->ar1.lo * 1e6,
          r->ar1.hi * 1e6);
   printf("  step_lat     %9.3f us    +- %.3f  %s%s\n", r->step_lat * 1e6, r->cls[CLASS_SHM].alpha_ci * 1e6,
@@ -594,8 +633,11 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
     if (k->two_piece) fprintf(f, ", break near %.0f B", k->two.break_x);
     fprintf(f, "\n");
   }
-  fprintf(f, "--   copy kernel %.3f GB/s [%.3f, %.3f] (cross-check; not written)\n", r->copy.median / 1e9,
-          r->copy.lo / 1e9, r->copy.hi / 1e9);
+  fprintf(f, "--   copy kernel %.3f GB/s [%.3f, %.3f], %zu MiB buffers on all ranks at once (mem_bw below)\n",
+          r->copy.median / 1e9, r->copy.lo / 1e9, r->copy.hi / 1e9, R->d.kbytes >> 20);
+  if (r->cls[CLASS_SHM].present)
+    fprintf(f, "--   shm ping-pong bandwidth %.3f GB/s +- %.3f (a cross-check of the memory model; not written)\n",
+            r->cls[CLASS_SHM].bw / 1e9, r->cls[CLASS_SHM].bw_ci / 1e9);
   fprintf(f, "--   allreduce 8 B on %d ranks (ring): %.3f us [%.3f, %.3f]\n", R->nranks, r->arn.median * 1e6,
           r->arn.lo * 1e6, r->arn.hi * 1e6);
   fprintf(f, "--   sizes %zu..%zu B (%d), %d repeats, medians with bootstrap CIs (seeded MT19937)\n\n", o->sizes[0],
@@ -606,19 +648,29 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
     char value[32];
     char why[200];
   } entry_t;
-  entry_t e[8];
+  entry_t e[10];
   int n = 0;
-  if (r->cls[CLASS_SHM].present) {
-    e[n] = (entry_t){"copy_bw", "", ""};
-    snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->cls[CLASS_SHM].bw / 1e9);
-    snprintf(e[n].why, sizeof e[n].why, "shm ping-pong bandwidth, +- %.3f GB/s", r->cls[CLASS_SHM].bw_ci / 1e9);
+  e[n] = (entry_t){"copy_bw", "", ""};
+  snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->ccopy.median / 1e9);
+  snprintf(e[n].why, sizeof e[n].why, "copy kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
+           r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
+  n++;
+  e[n] = (entry_t){"reduce_bw", "", ""};
+  snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->creduce.median / 1e9);
+  snprintf(e[n].why, sizeof e[n].why, "reduce kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
+           r->creduce.lo / 1e9, r->creduce.hi / 1e9);
+  n++;
+  e[n] = (entry_t){"mem_bw", "", ""};
+  snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->mem_bw / 1e9);
+  snprintf(e[n].why, sizeof e[n].why, "2 x copy kernel rate x %d ranks of the host, %zu MiB buffers", R->d.per_host,
+           R->d.kbytes >> 20);
+  n++;
+  if (R->d.llc) {
+    e[n] = (entry_t){"llc", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%.4gMiB", (double)R->d.llc / R->nhosts / 1048576);
+    snprintf(e[n].why, sizeof e[n].why, "last-level cache (sysfs) / %d hosts", R->nhosts);
     n++;
   }
-  e[n] = (entry_t){"reduce_bw", "", ""};
-  snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->reduce.median / 1e9);
-  snprintf(e[n].why, sizeof e[n].why, "reduce kernel, all ranks at once, [%.3f, %.3f] GB/s", r->reduce.lo / 1e9,
-           r->reduce.hi / 1e9);
-  n++;
   e[n] = (entry_t){"op_overhead", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->op_overhead * 1e6);
   snprintf(e[n].why, sizeof e[n].why, "8-byte allreduce on one rank, [%.3f, %.3f] us", r->ar1.lo * 1e6,
@@ -682,6 +734,10 @@ static int write_csv(const cal_opts_t *o, const cal_rank_t *R) {
   for (int r = 0; r < o->repeats; r++) {
     fprintf(f, "copy_kernel,-1,%zu,1,%d,%.6f,GB/s\n", R->d.kbytes, r, (double)R->d.kbytes / R->d.copy_t[r] / 1e9);
     fprintf(f, "reduce_kernel,-1,%zu,1,%d,%.6f,GB/s\n", R->d.kbytes, r, (double)R->d.kbytes / R->d.reduce_t[r] / 1e9);
+    fprintf(f, "copy_kernel_cache,-1,%zu,%d,%d,%.6f,GB/s\n", R->d.cbytes, R->d.cinner, r,
+            (double)R->d.cbytes * R->d.cinner / R->d.ccopy_t[r] / 1e9);
+    fprintf(f, "reduce_kernel_cache,-1,%zu,%d,%d,%.6f,GB/s\n", R->d.cbytes, R->d.cinner, r,
+            (double)R->d.cbytes * R->d.cinner / R->d.creduce_t[r] / 1e9);
     fprintf(f, "allreduce_1rank,-1,8,%d,%d,%.6f,us\n", CAL_AR_ITERS, r, R->d.ar1_t[r] * 1e6);
     fprintf(f, "allreduce_%dranks,-1,8,%d,%d,%.6f,us\n", R->nranks, CAL_AR_ITERS, r, R->d.arn_t[r] * 1e6);
   }
@@ -708,6 +764,7 @@ static int run_rank(cal_rank_t *R) {
     int cls = R->comm->host_of[q] == R->comm->host_of[0] ? CLASS_SHM : CLASS_SOCK;
     if (R->d.peer[cls] < 0) R->d.peer[cls] = q;
   }
+  for (int q = 0; q < R->nranks; q++) R->d.per_host += R->comm->host_of[q] == R->comm->host_of[0];
   int status = 1;
   size_t n = (size_t)o->nsizes * (size_t)o->repeats, m = (size_t)o->repeats;
   R->d.pp[0] = calloc(n, sizeof(double));
@@ -716,9 +773,11 @@ static int run_rank(cal_rank_t *R) {
   R->d.reduce_t = calloc(m, sizeof(double));
   R->d.ar1_t = calloc(m, sizeof(double));
   R->d.arn_t = calloc(m, sizeof(double));
+  R->d.ccopy_t = calloc(m, sizeof(double));
+  R->d.creduce_t = calloc(m, sizeof(double));
   double *trip = calloc(CAL_MAX_ITERS, sizeof(double));
   if (!trip || posix_memalign((void **)&R->buf, 4096, o->maxb) || !R->d.pp[0] || !R->d.pp[1] || !R->d.copy_t ||
-      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t) {
+      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t || !R->d.ccopy_t || !R->d.creduce_t) {
     fprintf(stderr, "chorus calibrate: rank %d: cannot allocate buffers of %zu bytes\n", R->rank, o->maxb);
     goto cleanup;
   }
@@ -753,6 +812,7 @@ cleanup:
   for (int c = 0; c < NCLASSES; c++)
     free(R->d.pp[c]);
   free(R->d.copy_t), free(R->d.reduce_t), free(R->d.ar1_t), free(R->d.arn_t);
+  free(R->d.ccopy_t), free(R->d.creduce_t);
   return status;
 }
 

@@ -49,6 +49,7 @@ typedef struct {
   int32_t route_off, route_len;
   double route_lat; /* the route's latency (lat adds the protocol's per run) */
   double bytes;     /* bytes put on the wire in this run */
+  uint8_t tcopy;    /* the sender's thread copies each step (one memory, sim.h): no flow on the route */
 } conn_info_t;
 
 /* An op as a thread runs it: the plan's op with its connections found, 16
@@ -68,6 +69,13 @@ typedef struct {
 
 #define OPF_REDUCES 1     /* a receive that reduces (reduce_bw, not copy_bw) */
 #define OPF_SCRATCH_DST 2 /* writes a scratch chunk */
+/* Bits 2-3: the buffers of the rank's memory the op's work reads and writes
+ * (0-2: src read, dst written, when not scratch), for the memory model. */
+#define OPF_MEM_SHIFT 2
+#define OPF_MEM(f) (((f) >> OPF_MEM_SHIFT) & 3)
+/* The memory model's work classes of a thread: copy or reduce, touching 1
+ * or 2 buffers of memory per byte (sim.h). */
+enum { WK_COPY1 = 0, WK_COPY2, WK_REDUCE1, WK_REDUCE2, WK_NCLASSES };
 #define SIM_OP_WINDOW 16
 
 /* A (rank, channel) thread. Line 0 is what every wake-up reads; line 1 what
@@ -94,6 +102,7 @@ typedef struct {
   const plan_op_t *ops; /* the program in the plan */
   int32_t ch;
   int8_t ovq; /* the event queue's FIFO for op_overhead, -1 none */
+  int32_t wroute; /* the memory model: its first work route (WK_NCLASSES of them), -1: not modelled */
   _Alignas(64) sim_op_t win[SIM_OP_WINDOW];
   _Alignas(64) double t_op, t_work;
 } thr_t;
@@ -142,6 +151,14 @@ struct sim {
   size_t nspans, spancap;
   double *res_bytes, *res_busy;
   int trace_first;
+  /* The memory model: threads on a device with `mem` do their own data
+   * movement as flows over two resources, their own rate for the work class
+   * and their memory; work route nconn + WK_NCLASSES * i + k is thread
+   * wthr[i]'s class k, over wpath[2 * (that route - nconn)] (length wlen). */
+  int nwthr;
+  int32_t *wthr;
+  int32_t *wpath;
+  double *wbytes; /* per work route, this run */
 };
 
 #define SLOT_LAST 0x80000000u
@@ -422,11 +439,35 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
       s->cinfo[c].route_lat = fixed_lat;
     }
   } else {
-    s->nres = topo_nres(t);
+    /* The memory model: the threads of ranks on a device with `mem`, and
+     * per thread a resource of its rate for each work class. */
+    for (int th = 0; th < s->nthr; th++) s->nwthr += t->devs[t->rank_dev[th / p->nchannels]].mem >= 0;
+    int nbase = topo_nres_all(t);
+    s->nres = nbase + WK_NCLASSES * s->nwthr;
     s->cap = malloc(sizeof *s->cap * (s->nres + 1));
-    if (!s->cap) goto oom;
-    for (int r = 0; r < s->nres; r++) s->cap[r] = topo_res_cap(t, r);
+    s->wthr = malloc(sizeof *s->wthr * (s->nwthr + 1));
+    s->wpath = malloc(sizeof *s->wpath * (2 * WK_NCLASSES * s->nwthr + 1));
+    s->wbytes = calloc(WK_NCLASSES * s->nwthr + 1, sizeof *s->wbytes);
+    if (!s->cap || !s->wthr || !s->wpath || !s->wbytes) goto oom;
+    for (int r = 0; r < nbase; r++) s->cap[r] = topo_res_cap(t, r);
+    for (int th = 0, w = 0; th < s->nthr; th++) {
+      const topo_dev_t *d = &t->devs[t->rank_dev[th / p->nchannels]];
+      if (d->mem < 0) continue;
+      for (int k = 0; k < WK_NCLASSES; k++) {
+        int res_k = nbase + WK_NCLASSES * w + k, touches = 1 + (k == WK_COPY2 || k == WK_REDUCE2);
+        double rate = k < WK_REDUCE1 ? d->copy_bw : d->reduce_bw;
+        s->cap[res_k] = rate * touches; /* bytes of memory per second: 0 stays unlimited */
+        s->wpath[2 * (WK_NCLASSES * w + k)] = res_k;
+        s->wpath[2 * (WK_NCLASSES * w + k) + 1] = t->devs[d->mem].mem_res;
+      }
+      s->wthr[w++] = th;
+    }
     if ((res = route_all(s, err, errlen)) != chorus_success) goto fail;
+    /* A step between two ranks of one memory is the sender's copy. */
+    for (int c = 0; c < s->nconn; c++) {
+      int a = t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]].mem;
+      s->cinfo[c].tcopy = a >= 0 && a == t->devs[t->rank_dev[conn(s, c)->dst_thr / p->nchannels]].mem;
+    }
   }
   s->res_bytes = calloc(s->nres + 1, sizeof *s->res_bytes);
   s->res_busy = calloc(s->nres + 1, sizeof *s->res_busy);
@@ -454,6 +495,7 @@ void sim_destroy(sim_t *s) {
   free(s->thr), free(s->tconn), free(s->queued), free(s->rq), free(s->cmem), free(s->cinfo);
   free(s->conn_peer_out), free(s->conn_id_out), free(s->conn_peer_in), free(s->conn_id_in);
   free(s->routes), free(s->cap), free(s->scratch_len);
+  free(s->wthr), free(s->wpath), free(s->wbytes);
   sim_evq_fini(&s->evq);
   free(s->spans), free(s->res_bytes), free(s->res_busy);
   free(s);
@@ -508,7 +550,7 @@ static void conn_transmit(sim_t *s, int id) {
   while (!c->tx && c->D < c->P) {
     uint32_t v = *slot_v(s, c, c->D);
     double bytes = s->eff == 1 ? (double)(v & ~SLOT_LAST) : (double)(v & ~SLOT_LAST) / s->eff; /* x / 1 is x */
-    if (bytes <= 0) {
+    if (bytes <= 0 || s->cinfo[id].tcopy) {
       conn_left(s, id);
       continue;
     }
@@ -594,6 +636,12 @@ static void window_fill(sim_t *s, int th, thr_t *T) {
                     ? OPF_REDUCES
                     : 0) |
                (plan_op_writes_dst(o->code) && o->dst_buf == PLAN_BUF_SCRATCH ? OPF_SCRATCH_DST : 0);
+    /* A receive reads its slot and a send writes the peer's, both in the
+     * cache; a plain receive's src is not read. */
+    int reads = o->code == PLAN_OP_SEND || o->code == PLAN_OP_COPY || (w->flags & OPF_REDUCES);
+    int mem = (reads && o->src_buf != PLAN_BUF_SCRATCH) +
+              (plan_op_writes_dst(o->code) && o->dst_buf != PLAN_BUF_SCRATCH);
+    w->flags |= (uint8_t)(mem << OPF_MEM_SHIFT);
     if (plan_op_receives(o->code))
       w->in = find_conn(s->conn_peer_in + tc->in_first, s->conn_id_in + tc->in_first, tc->in_n, o->recv_peer);
     else
@@ -603,6 +651,29 @@ static void window_fill(sim_t *s, int th, thr_t *T) {
                  : -1;
     w->dst_chunk = o->dst_chunk;
   }
+}
+
+/* The memory model: thread th works on `bytes` (copies them, or reduces
+ * into them) touching `mem` buffers of its memory per byte. A work that
+ * touches none costs bytes / rate as a fixed delay; the others are flows of
+ * mem x bytes over the thread's rate for the class (mem x rate) and its
+ * memory. Returns 1 when the thread now waits for the work's end. */
+static int thr_work(sim_t *s, int th, thr_t *T, double bytes, int reduces, int mem, int first_conn) {
+  if (bytes <= 0) return 0;
+  if (mem == 0) {
+    double rate = reduces ? T->reduce_bw : T->copy_bw;
+    if (!(rate > 0)) return 0;
+    T->state = ST_BUSY;
+    if (ev_after(s, bytes / rate, EV_KIND(EV_READY, first_conn), th)) s->fault = chorus_out_of_memory;
+    return 1;
+  }
+  int route = T->wroute + (reduces ? WK_REDUCE1 : WK_COPY1) + mem - 1;
+  if (!(s->cap[s->wpath[2 * (route - s->nconn)]] > 0) && !(s->cap[s->wpath[2 * (route - s->nconn) + 1]] > 0))
+    return 0; /* neither the thread nor its memory limits it */
+  s->wbytes[route - s->nconn] += bytes * mem;
+  if (sim_net_start_route(s->net, s->now, route, bytes * mem, route) != chorus_success) s->fault = chorus_out_of_memory;
+  T->state = ST_BUSY;
+  return 1;
 }
 
 static void thread_run(sim_t *s, int th) {
@@ -656,6 +727,11 @@ static void thread_run(sim_t *s, int th) {
         if (T->record && T->t_work < 0) T->t_work = s->now;
         uint64_t off = (uint64_t)T->piece * T->psize;
         uint64_t n = T->len - off < T->psize ? T->len - off : T->psize;
+        if (T->wroute >= 0 && T->phase != 2) { /* the thread copies the piece into the slot first */
+          T->phase = 2;
+          if (thr_work(s, th, T, (double)n, 0, OPF_MEM(op->flags), op->out)) return;
+        }
+        T->phase = 1;
         T->piece++;
         conn_post(s, op->out, (uint32_t)n | (T->piece == T->npieces ? SLOT_LAST : 0));
       }
@@ -667,6 +743,10 @@ static void thread_run(sim_t *s, int th) {
         if (T->record) T->t_work = s->now;
         double cost = T->copy_bw > 0 ? (double)T->len / T->copy_bw : 0;
         T->phase = 2;
+        if (T->wroute >= 0) {
+          if (thr_work(s, th, T, (double)T->len, 0, OPF_MEM(op->flags), -1)) return;
+          cost = 0;
+        }
         if (cost > 0) {
           T->state = ST_BUSY;
           if (ev_after(s, cost, EV_KIND(EV_READY, -1), th)) s->fault = chorus_out_of_memory;
@@ -715,6 +795,11 @@ static void thread_run(sim_t *s, int th) {
         uint32_t v = *slot_v(s, in, in->C);
         T->pend = v;
         T->phase = 2;
+        if (T->wroute >= 0) {
+          if (thr_work(s, th, T, (double)(v & ~SLOT_LAST), op->flags & OPF_REDUCES, OPF_MEM(op->flags), op->in))
+            return;
+          continue;
+        }
         /* Steps of one op are mostly of one size: their cost is kept. */
         if ((v & ~SLOT_LAST) != T->cost_v) {
           T->cost_v = v & ~SLOT_LAST;
@@ -739,6 +824,17 @@ static void thread_run(sim_t *s, int th) {
       T->phase = 0;
     }
   }
+}
+
+/* A flow ended: a connection's step (user < nconn), or a thread's work. */
+static inline void flow_done(sim_t *s, int user) {
+  if (user < s->nconn) {
+    conn_sent(s, user);
+    return;
+  }
+  int th = s->wthr[(user - s->nconn) / WK_NCLASSES];
+  s->thr[th].state = ST_RUN;
+  thread_run(s, th);
 }
 
 static void drain(sim_t *s) {
@@ -785,6 +881,19 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     size_t per_iter = (size_t)p->nchunks * s->ce[ch];
     s->niter[ch] = s->part_len[ch] ? (uint32_t)((s->part_len[ch] + per_iter - 1) / per_iter) : 0;
   }
+  /* The memory model's memories: a memory limits this call unless the
+   * buffers of all its ranks fit in its cache. */
+  for (int d = 0; s->wpath && d < s->t->ndevs; d++) {
+    const topo_dev_t *m = &s->t->devs[d];
+    if (m->mem_res < 0) continue;
+    double ws = 0; /* the ranks' input and output buffers, and their slots */
+    for (int th = 0; th < s->nthr; th++) {
+      if (s->t->devs[s->t->rank_dev[th / p->nchannels]].mem != d) continue;
+      if (th % p->nchannels == 0) ws += (double)(p->in_units + p->out_units) * count * s->es;
+      ws += (double)s->tconn[th].in_n * buff;
+    }
+    s->cap[m->mem_res] = m->llc > 0 && ws <= m->llc ? 0 : m->mem_bw;
+  }
   /* Fresh state for this call. */
   sim_net_destroy(s->net);
   s->net = NULL;
@@ -795,6 +904,15 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     int id;
     if (sim_net_route(s->net, s->routes + s->cinfo[c].route_off, s->cinfo[c].route_len, &id) != chorus_success)
       return chorus_out_of_memory;
+  }
+  /* Then the threads' work routes (sim.h, the memory model): a memory whose
+   * ranks' buffers all fit in its cache does not limit them this call, and
+   * their work crosses their own rate only. */
+  for (int w = 0; w < s->nwthr * WK_NCLASSES; w++) {
+    int mem = s->wpath[2 * w + 1], id;
+    if (sim_net_route(s->net, s->wpath + 2 * w, s->cap[mem] > 0 ? 2 : 1, &id) != chorus_success)
+      return chorus_out_of_memory;
+    s->wbytes[w] = 0;
   }
   for (int c = 0; c < s->nconn; c++) {
     conn_t *k = conn(s, c);
@@ -844,6 +962,7 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     const topo_dev_t *dev = &s->t->devs[s->t->rank_dev[rank]];
     T->reduce_bw = dev->reduce_bw, T->copy_bw = dev->copy_bw, T->op_overhead = dev->op_overhead;
     T->record = s->o.trace || th < s->span_thr;
+    T->wroute = -1;
     T->bw = -1;
     T->cost_v = UINT32_MAX;
     if (s->niter[T->ch] == 0 || T->count == 0) {
@@ -853,6 +972,7 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     }
     wake(s, th);
   }
+  for (int w = 0; w < s->nwthr; w++) s->thr[s->wthr[w]].wroute = s->nconn + WK_NCLASSES * w;
   double maxlat = 0;
   for (int c = 0; c < s->nconn; c++) {
     conn(s, c)->lat = s->cinfo[c].route_lat + step_lat;
@@ -878,14 +998,13 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     if (isinf(net ? shared->t : head->t)) break;
     s->events++;
     if (net) {
-      int c = sim_net_pop(s->net, &s->now);
-      conn_sent(s, c);
+      flow_done(s, sim_net_pop(s->net, &s->now));
     } else {
       sim_ev_t e = sim_evq_pop(&s->evq);
       s->now = e.t;
       if (e.kind == EV_NET) {
-        __builtin_prefetch(conn(s, e.id));
-        conn_sent(s, sim_net_end(s->net, &e));
+        if (e.id < s->nconn) __builtin_prefetch(conn(s, e.id));
+        flow_done(s, sim_net_end(s->net, &e));
       } else {
         int c = (e.kind >> 2) - 1;
         if (c >= 0) __builtin_prefetch(conn(s, c));
@@ -904,6 +1023,7 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   for (int c = 0; c < s->nconn; c++)
     for (int k = 0; k < s->cinfo[c].route_len; k++)
       s->res_bytes[s->routes[s->cinfo[c].route_off + k]] += s->cinfo[c].bytes;
+  for (int w = 0; w < s->nwthr * WK_NCLASSES; w++) s->res_bytes[s->wpath[2 * w + 1]] += s->wbytes[w];
   res->time = s->end;
   res->events = s->events;
   res->steps = s->steps;

@@ -28,7 +28,14 @@
  *    bytes / copy_bw (plain receives) of its device, then posts the result
  *    and frees the slot (the sender sees the free slot at once);
  *  - every op costs its device's op_overhead before it starts; a copy costs
- *    bytes / copy_bw.
+ *    bytes / copy_bw;
+ *  - the memory model: ranks on a device with `mem` are CPU threads that do
+ *    their own data movement (a send copies each step into the slot before
+ *    posting it, and a step between two ranks of one memory crosses no
+ *    link); each work is a flow over the thread's rate for its class and
+ *    the memory's mem_bw, charged the input/output buffer bytes it reads
+ *    and writes, unless the call's buffers and slots fit in the memory's llc
+ *    (sim/README.md).
  */
 #ifndef CHORUS_SIM_H
 #define CHORUS_SIM_H

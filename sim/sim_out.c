@@ -21,7 +21,7 @@ static int cmp_rows(const void *a, const void *b) {
 
 void sim_print_links(const sim_t *s, const sim_result_t *r, FILE *f, int top) {
   const topo_t *t = sim_topo(s);
-  int nres = topo_nres(t);
+  int nres = topo_nres_all(t);
   link_row_t *rows = malloc(sizeof *rows * (nres + 1));
   if (!rows) return;
   int n = 0;

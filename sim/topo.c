@@ -283,9 +283,10 @@ static int host_index(builder_t *b, const char *name) {
   return t->nhosts++;
 }
 
-/* device{ name=, kind=, host=, reduce_bw=, copy_bw=, op_overhead=, forward= } -> name */
+/* device{ name=, kind=, host=, reduce_bw=, copy_bw=, op_overhead=, forward=, mem_bw=, llc=, mem= } -> name */
 static int l_device(lua_State *L) {
-  static const char *const fields[] = {"name", "kind", "host", "reduce_bw", "copy_bw", "op_overhead", "forward", NULL};
+  static const char *const fields[] = {"name",    "kind",   "host", "reduce_bw", "copy_bw", "op_overhead",
+                                       "forward", "mem_bw", "llc",  "mem",       NULL};
   builder_t *b = self(L);
   topo_t *t = b->t;
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -307,11 +308,25 @@ static int l_device(lua_State *L) {
     raise_at(L, "%s: kind '%s' is unknown (host, core, gpu, cpu, numa, pcie, nvswitch, nic, switch)", what,
              kind ? kind : "(none)");
   lua_pop(L, 1);
-  topo_dev_t d = {.kind = (topo_kind_t)k, .host = -1};
+  topo_dev_t d = {.kind = (topo_kind_t)k, .host = -1, .mem = -1, .mem_res = -1};
   d.forward = !(k == TOPO_HOST || k == TOPO_CORE || k == TOPO_GPU);
   opt_unit(L, 1, "reduce_bw", 'b', &d.reduce_bw, what);
   opt_unit(L, 1, "copy_bw", 'b', &d.copy_bw, what);
   opt_unit(L, 1, "op_overhead", 't', &d.op_overhead, what);
+  if (opt_unit(L, 1, "mem_bw", 'b', &d.mem_bw, what) && !(d.mem_bw > 0))
+    raise_at(L, "%s: mem_bw must be a bandwidth above 0", what);
+  if (opt_unit(L, 1, "llc", 's', &d.llc, what) && d.mem_bw <= 0)
+    raise_at(L, "%s: llc is the cache in front of a memory: give mem_bw too", what);
+  lua_getfield(L, 1, "mem");
+  if (!lua_isnil(L, -1)) {
+    if (lua_type(L, -1) != LUA_TSTRING) raise_at(L, "%s: mem must be the name of a memory device", what);
+    const char *mn = lua_tostring(L, -1);
+    d.mem = name_find(b, mn);
+    if (d.mem < 0) raise_at(L, "%s: mem = '%s': no such device is declared before it (declare the memory first)", what, mn);
+    if (!(t->devs[d.mem].mem_bw > 0))
+      raise_at(L, "%s: mem = '%s': that device has no mem_bw (declared at %s)", what, mn, t->devs[d.mem].where);
+  }
+  lua_pop(L, 1);
   lua_getfield(L, 1, "forward");
   if (!lua_isnil(L, -1)) d.forward = lua_toboolean(L, -1);
   lua_getfield(L, 1, "host");
@@ -511,6 +526,8 @@ static chorus_result_t resolve(builder_t *b, topo_err_t *err) {
     p->l.where = NULL; /* now owned by t */
     t->nlinks++;
   }
+  for (int d = 0; d < t->ndevs; d++)
+    if (t->devs[d].mem_bw > 0) t->devs[d].mem_res = topo_nres(t) + t->nmems++;
   if (b->nranks == 0) {
     snprintf(err->msg, sizeof err->msg, "%s: the topology places no ranks (call rank \"device\" for each rank)", t->path);
     return chorus_script_error;

@@ -43,7 +43,16 @@ typedef struct {
   double reduce_bw;   /* bytes of result per second a reduction produces here; 0 = free */
   double copy_bw;     /* bytes per second of a local copy; 0 = free */
   double op_overhead; /* seconds every op of a rank on this device costs to start */
-  char *where;        /* "file:line" of the declaration */
+  /* The CPU memory model (sim.h): a device with mem_bw is a memory whose
+   * bandwidth (bytes read plus bytes written per second, as STREAM counts)
+   * the ranks that name it share; llc is the last-level cache in front of
+   * it (bytes; 0: none). A device whose `mem` names such a memory runs its
+   * ranks' data movement on their own threads. */
+  double mem_bw;
+  double llc;
+  int mem;     /* device index of this device's memory, -1: none */
+  int mem_res; /* for a memory: its resource (topo_nres_all), -1: none */
+  char *where; /* "file:line" of the declaration */
 } topo_dev_t;
 
 typedef struct {
@@ -66,6 +75,7 @@ typedef struct {
   char name[128];    /* the file's base name without .lua */
   char path[1024];
   int ndevs, nlinks, nhosts, nranks;
+  int nmems; /* devices with mem_bw: resources topo_nres .. topo_nres + nmems - 1 */
   topo_dev_t *devs;
   topo_link_t *links;
   char **hosts;      /* [nhosts] host names, in order of first declaration */
@@ -120,7 +130,10 @@ chorus_result_t topo_shape(const topo_t *t, int nranks, plan_shape_t *shape, int
  * and 2*nlinks + d device d's local memory path (a transfer between two ranks
  * on one device). */
 static inline int topo_nres(const topo_t *t) { return 2 * t->nlinks + t->ndevs; }
-/* Capacity of a resource in bytes per second (0 = unlimited). */
+/* The same, and then one resource per memory (a device with mem_bw), in
+ * device order: what the CPU memory model shares. */
+static inline int topo_nres_all(const topo_t *t) { return topo_nres(t) + t->nmems; }
+/* Capacity of a resource (of topo_nres_all) in bytes per second (0 = unlimited). */
 double topo_res_cap(const topo_t *t, int res);
 /* "h0.gpu0 -> h0.nvsw" for a resource. */
 void topo_res_name(const topo_t *t, int res, char *buf, size_t len);

@@ -367,12 +367,28 @@ int topo_route_pair(topo_pathfinder_t *pf, int src_dev, int dst_dev, uint64_t ke
   return len;
 }
 
+/* The device whose memory is resource res (res >= topo_nres). */
+static const topo_dev_t *mem_of(const topo_t *t, int res) {
+  for (int d = 0; d < t->ndevs; d++)
+    if (t->devs[d].mem_res == res) return &t->devs[d];
+  return NULL;
+}
+
 double topo_res_cap(const topo_t *t, int res) {
   if (res < 2 * t->nlinks) return t->links[res / 2].bw;
+  if (res >= topo_nres(t)) {
+    const topo_dev_t *m = mem_of(t, res);
+    return m ? m->mem_bw : 0;
+  }
   return t->devs[res - 2 * t->nlinks].copy_bw;
 }
 
 void topo_res_name(const topo_t *t, int res, char *buf, size_t len) {
+  if (res >= topo_nres(t)) {
+    const topo_dev_t *m = mem_of(t, res);
+    snprintf(buf, len, "%s (memory bandwidth)", m ? m->name : "?");
+    return;
+  }
   if (res >= 2 * t->nlinks) {
     snprintf(buf, len, "%s (local memory)", t->devs[res - 2 * t->nlinks].name);
     return;
@@ -490,8 +506,16 @@ void topo_print(const topo_t *t, FILE *f, int max_ranks) {
     char rb[32] = "-", cb[32] = "-";
     if (d->reduce_bw > 0) topo_fmt_bw(d->reduce_bw, rb, sizeof rb);
     if (d->copy_bw > 0) topo_fmt_bw(d->copy_bw, cb, sizeof cb);
-    fprintf(f, "  rank %-5d %-24s host %-12s reduce %s copy %s\n", r, d->name, d->host >= 0 ? t->hosts[d->host] : "-",
+    fprintf(f, "  rank %-5d %-24s host %-12s reduce %s copy %s", r, d->name, d->host >= 0 ? t->hosts[d->host] : "-",
             rb, cb);
+    if (d->mem >= 0) {
+      const topo_dev_t *m = &t->devs[d->mem];
+      char mb[32], cache[32] = "none";
+      topo_fmt_bw(m->mem_bw, mb, sizeof mb);
+      if (m->llc > 0) snprintf(cache, sizeof cache, "%.4gMiB", m->llc / 1048576);
+      fprintf(f, " memory %s (%s, cache %s)", m->name, mb, cache);
+    }
+    fprintf(f, "\n");
   }
   if (shown < t->nranks) fprintf(f, "  ... %d more ranks\n", t->nranks - shown);
   fprintf(f, "\npath matrix (row: from rank, column: to rank):\n%8s", "");

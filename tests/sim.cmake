@@ -21,6 +21,12 @@ chorus_add_cli_test(topo_bad_duplicate_name LABELS unit;bad RC 1
 chorus_add_cli_test(topo_bad_negative_bandwidth LABELS unit;bad RC 1
   REGEX "topo_negative_bw.lua:4: link a - sw: bw: '-25GB/s': a bandwidth cannot be negative"
   COMMAND topo check ${bad}/topo_negative_bw.lua)
+chorus_add_cli_test(topo_bad_memory_unknown LABELS unit;bad RC 1
+  REGEX "topo_mem_unknown.lua:2: device c0: mem = 'dram': no such device is declared before it"
+  COMMAND topo check ${bad}/topo_mem_unknown.lua)
+chorus_add_cli_test(topo_bad_memory_without_bandwidth LABELS unit;bad RC 1
+  REGEX "topo_mem_no_bw.lua:3: device c0: mem = 'numa0': that device has no mem_bw \\(declared at [^ ]*topo_mem_no_bw.lua:2\\)"
+  COMMAND topo check ${bad}/topo_mem_no_bw.lua)
 chorus_add_cli_test(topo_bad_set_parameter LABELS unit;bad RC 1
   REGEX "--set nodse: .*star.lua takes no parameter 'nodse'"
   COMMAND topo check star --set nodse=4)

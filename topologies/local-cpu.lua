@@ -1,11 +1,12 @@
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
--- memory. Each rank's path to the shared segment is the one-thread copy
--- rate, and its reductions the one-thread add rate, both measured here
--- (BENCHMARKS.md, "Kernels and memory bandwidth": DRAM copy ~29 GB/s
--- STREAM-counted = 14.5 GB/s copied, add ~33 GB/s counted = 11 GB/s of
--- result); the step latency is half the measured 1.4 us shared-memory
--- ping-pong (DOMAIN.md).
+-- memory. Each rank's thread does its own copies (into a peer's slot, out of
+-- its own) and reductions, at one thread's rates in the cache (defaults:
+-- scripts/bench/stream.sh on 2026-12-03, kern_copy at 1-4 MiB ~84 GB/s
+-- STREAM-counted = 42 GB/s copied, add ~66 GB/s counted = 22 GB/s of
+-- result), and once the call's buffers pass the cache the ranks share the
+-- memory's bandwidth (2 threads, 64-256 MiB: 26-30 GB/s counted); the step
+-- latency is half the measured 1.4 us shared-memory ping-pong (DOMAIN.md).
 --
 -- The machine's shape, as the engine's tuner passes it from hwloc: `cores`,
 -- `numa` nodes and `packages` (defaults: a core for every rank on one NUMA
@@ -35,8 +36,15 @@ end
 
 local per_node = (cores + numa - 1) // numa
 local function package_of(node) return node * packages // numa end
+-- Each NUMA node's memory: `mem_bw` is what all its cores together read and
+-- write per second (STREAM-counted: 2 threads of `add`, arrays past the
+-- cache), `llc` the last-level cache in front of it. The ranks move their
+-- data with their own threads (sim.h, the memory model): a rank's rates are
+-- the in-cache copy and add rates of one thread, and the memory is shared
+-- once their buffers no longer fit in the cache.
+local mem_bw, llc = param("mem_bw", "27GB/s"), param("llc", "32MiB")
 for m = 0, numa - 1 do
-  device { name = "numa" .. m, kind = "numa", host = "local" }
+  device { name = "numa" .. m, kind = "numa", host = "local", mem_bw = mem_bw, llc = llc }
 end
 for a = 0, numa - 1 do
   for b = a + 1, numa - 1 do
@@ -46,12 +54,12 @@ for a = 0, numa - 1 do
            lat = same and param("numa_lat", "0.1us") or param("socket_lat", "0.2us") }
   end
 end
-local copy_bw = per_rank(param("copy_bw", "14.5GB/s"))
+local copy_bw = per_rank(param("copy_bw", "40GB/s"))
 for r = 0, n - 1 do
   local c = "core" .. r
   local node = (r % cores) // per_node
-  device { name = c, kind = "core", host = "local", reduce_bw = per_rank(param("reduce_bw", "11GB/s")),
-           copy_bw = copy_bw, op_overhead = param("op_overhead", "0.2us") }
+  device { name = c, kind = "core", host = "local", reduce_bw = per_rank(param("reduce_bw", "22GB/s")),
+           copy_bw = copy_bw, op_overhead = param("op_overhead", "0.2us"), mem = "numa" .. node }
   link { c, "numa" .. node, bw = copy_bw, lat = "0us" }
   rank(c)
 end

@@ -601,6 +601,68 @@ static void exclusive_routes_end_as_free_paths_do(void) {
   for (int r = 0; r < 6; r++) CHECK_TRUE(busy_route[r] == busy_free[r]);
 }
 
+/* --- the memory model (sim.h) --- */
+
+/* n cores whose threads move their own data, all on one memory `m`. */
+static topo_t *cpu_box(int n, const char *mem_bw, const char *llc, const char *copy_bw, const char *reduce_bw) {
+  char text[4096];
+  size_t off = (size_t)snprintf(text, sizeof text, "device { name = 'm', kind = 'numa', mem_bw = '%s', llc = '%s' }\n",
+                                mem_bw, llc);
+  for (int r = 0; r < n; r++)
+    off += (size_t)snprintf(text + off, sizeof text - off,
+                            "device { name = 'c%d', kind = 'core', copy_bw = '%s', reduce_bw = '%s', mem = 'm' }\n"
+                            "link { 'c%d', 'm', bw = '1000GB/s', lat = '0us' }\nrank 'c%d'\n",
+                            r, copy_bw, reduce_bw, r, r);
+  return load_text(text);
+}
+
+/* Past the cache, every copy's bytes cross the memory: two ranks sending to
+ * each other make four streams of S/2 (two reads of the inputs, two writes
+ * of the outputs; the slots stay in the cache), which share mem_bw. */
+static void memory_bandwidth_is_shared_past_the_cache(void) {
+  topo_t *t = cpu_box(2, "10GB/s", "1MiB", "1000GB/s", "1000GB/s");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  int src[2] = {0, 1}, dst[2] = {1, 0};
+  plan_t *p = transfers(2, 2, src, dst);
+  size_t S = 64u << 20;
+  double time = simulate(t, p, S, NULL);
+  CHECK_TRUE(near(time, 4.0 * (S / 2) / 10e9, 0.02));
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
+/* In the cache the memory is no limit: each thread copies at its own rate,
+ * the receiver one step behind the sender. */
+static void in_the_cache_each_thread_copies_at_its_rate(void) {
+  topo_t *t = cpu_box(2, "10GB/s", "1GiB", "10GB/s", "10GB/s");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  int src[2] = {0, 1}, dst[2] = {1, 0};
+  plan_t *p = transfers(2, 2, src, dst);
+  size_t S = 64u << 20;
+  double time = simulate(t, p, S, NULL);
+  CHECK_TRUE(time > (S / 2) / 10e9);
+  CHECK_TRUE(near(time, (S / 2) / 10e9, 0.03));
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
+/* A rank's thread does its sends, reductions and receives one after the
+ * other: a 2-rank ring allreduce costs each thread S/2 copied out, S/2
+ * reduced and S/2 copied in. */
+static void a_thread_does_its_copies_and_reductions_in_turn(void) {
+  topo_t *t = cpu_box(2, "10GB/s", "1GiB", "10GB/s", "5GB/s");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  plan_t *p = ring_allreduce(2);
+  size_t S = 16u << 20;
+  double time = simulate(t, p, S, NULL);
+  CHECK_TRUE(near(time, (S / 2) / 10e9 + (S / 2) / 5e9 + (S / 2) / 10e9, 0.03));
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
 TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(max_min_shares_the_bottleneck_first),
           TEST(a_single_flow_gets_the_bottleneck_bandwidth), TEST(k_flows_into_one_link_get_b_over_k),
           TEST(ecmp_collisions_halve_the_colliding_flows), TEST(ring_on_a_star_is_the_alpha_beta_formula),
@@ -610,4 +672,5 @@ TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(max_min_shares_the_
           TEST(one_step_per_chunk_on_a_star_is_the_alpha_beta_formula),
           TEST(rank_placement_changes_the_busbw_on_an_oversubscribed_fat_tree),
           TEST(the_same_inputs_give_the_same_time), TEST(the_event_queue_gives_exact_time_and_sequence_order),
-          TEST(exclusive_routes_end_as_free_paths_do))
+          TEST(exclusive_routes_end_as_free_paths_do), TEST(memory_bandwidth_is_shared_past_the_cache),
+          TEST(in_the_cache_each_thread_copies_at_its_rate), TEST(a_thread_does_its_copies_and_reductions_in_turn))

@@ -184,6 +184,30 @@ chorus_result_t plan_append(plan_t *p, int rank, int channel, const plan_op_t *o
   return chorus_success;
 }
 
+chorus_result_t plan_join(plan_t *p, const plan_t *q) {
+  if (q->coll != p->coll || q->nranks != p->nranks || q->nchannels != p->nchannels || q->nchunks != p->nchunks ||
+      q->scratch_chunks != p->scratch_chunks || q->root != p->root)
+    return chorus_invalid_usage;
+  uint8_t map[PLAN_MAX_FILES];
+  for (int i = 0; i < q->nfiles; i++) map[i] = (uint8_t)plan_file_index(p, q->files[i]);
+  while (p->ops_cap < p->nops + q->nops) {
+    chorus_result_t r = grow_ops(p);
+    if (r != chorus_success) return r;
+  }
+  size_t base = p->nops;
+  for (size_t i = 0; i < q->nops; i++) {
+    p->ops[base + i] = q->ops[i];
+    if (q->ops[i].file < q->nfiles) p->ops[base + i].file = map[q->ops[i].file];
+  }
+  p->nops += q->nops;
+  for (size_t k = 0; k < (size_t)p->nranks * p->nchannels; k++) {
+    if (q->progs[k].count == 0) continue;
+    if (p->progs[k].count != 0) return chorus_invalid_usage;
+    p->progs[k] = (plan_prog_t){(uint32_t)(base + q->progs[k].first), q->progs[k].count};
+  }
+  return chorus_success;
+}
+
 int plan_file_index(plan_t *p, const char *path) {
   for (int i = 0; i < p->nfiles; i++)
     if (!strcmp(p->files[i], path)) return i;

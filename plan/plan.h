@@ -150,6 +150,11 @@ static inline const plan_op_t *plan_prog_ops(const plan_t *p, int rank, int chan
  * planner builds them that way so the ops array needs no reordering. */
 chorus_result_t plan_append(plan_t *p, int rank, int channel, const plan_op_t *op);
 
+/* Append q's programs (of ranks p has none of, the same collective, shape
+ * and geometry) to p: the ops are copied after p's, their files registered
+ * in p. chorus_invalid_usage when the two do not fit together. */
+chorus_result_t plan_join(plan_t *p, const plan_t *q);
+
 /* Register a script path; returns its index for plan_op_t.file (0 .. nfiles-1). */
 int plan_file_index(plan_t *p, const char *path);
 

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 struct planner {
   sbx_t *sbx;
   char path[PATH_MAX];
+  char algos_dir[PATH_MAX];
   char name[64];
   unsigned colls;
   int script_ref; /* registry: the script's table */
@@ -528,6 +530,7 @@ chorus_result_t planner_open(planner_t **out, const char *algo, const char *algo
   pl->script_ref = pl->ctx_ref = pl->fields_ref = LUA_NOREF;
   chorus_result_t r = chorus_invalid_argument;
   char msg[1024];
+  snprintf(pl->algos_dir, sizeof pl->algos_dir, "%s", algos_dir);
   if (planner_resolve(algo, algos_dir, pl->path, sizeof pl->path, msg, sizeof msg) != 0) {
     set_err(err, "%s", msg);
     goto fail;
@@ -639,7 +642,8 @@ static chorus_result_t check_supports(planner_t *pl, planner_err_t *err) {
   return ok ? chorus_success : chorus_invalid_usage;
 }
 
-static chorus_result_t run_programs(planner_t *pl, planner_err_t *err) {
+/* Run program(ctx) for ranks lo .. hi-1, every channel. */
+static chorus_result_t run_programs(planner_t *pl, int lo, int hi, planner_err_t *err) {
   lua_State *L = sbx_state(pl->sbx);
   plan_t *p = pl->plan;
   /* Dead scratch writes are dropped program by program, as soon as each is
@@ -653,7 +657,7 @@ static chorus_result_t run_programs(planner_t *pl, planner_err_t *err) {
   int prog_idx = lua_gettop(L);
   pl->emitting = 1;
   chorus_result_t r = chorus_success;
-  for (int rank = 0; rank < p->nranks && r == chorus_success; rank++) {
+  for (int rank = lo; rank < hi && rank < p->nranks && r == chorus_success; rank++) {
     for (int ch = 0; ch < p->nchannels; ch++) {
       ctx_set_rank(pl, rank, ch);
       lua_pushvalue(L, prog_idx);
@@ -675,7 +679,9 @@ static chorus_result_t run_programs(planner_t *pl, planner_err_t *err) {
   return r;
 }
 
-chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **out, planner_err_t *err) {
+/* Plan the programs of ranks lo .. hi-1 (the others stay empty). */
+static chorus_result_t plan_range(planner_t *pl, const planner_req_t *req, int lo, int hi, plan_t **out,
+                                  planner_err_t *err) {
   *out = NULL;
   if (err) memset(err, 0, sizeof *err);
   if (!(pl->colls & (1u << req->coll))) {
@@ -747,7 +753,7 @@ chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **o
   pl->in_chunks = p->in_units * p->nchunks;
   pl->out_chunks = p->out_units * p->nchunks;
   pl->fuse = !req->no_fuse;
-  r = run_programs(pl, err);
+  r = run_programs(pl, lo, hi, err);
   if (r != chorus_success) goto fail;
   *out = p;
   pl->plan = NULL;
@@ -756,6 +762,87 @@ fail:
   plan_destroy(pl->plan);
   pl->plan = NULL;
   return r;
+}
+
+/* Large plans are planned in parallel: each thread runs the programs of a
+ * range of ranks in a planner of its own (its own Lua state, the script
+ * loaded again), and the parts are joined in rank order. Programs are
+ * functions of (rank, channel) and ctx alone, so the plan is the one a
+ * single planner builds (tested), and so is the first error: the lowest
+ * range's. Below PLANNER_PARALLEL_RANKS ranks one planner does it all. */
+#define PLANNER_PARALLEL_RANKS 256
+#define PLANNER_MAX_THREADS 8
+
+typedef struct {
+  const planner_t *main;
+  const planner_req_t *req;
+  int lo, hi;
+  plan_t *plan;
+  planner_err_t err;
+  chorus_result_t res;
+} plan_part_t;
+
+static void *plan_part(void *arg) {
+  plan_part_t *w = arg;
+  planner_t *pl;
+  w->res = planner_open(&pl, w->main->path, w->main->algos_dir, &w->err);
+  if (w->res != chorus_success) return NULL;
+  w->res = plan_range(pl, w->req, w->lo, w->hi, &w->plan, &w->err);
+  planner_close(pl);
+  return NULL;
+}
+
+/* Threads to plan a request with: CHORUS_PLAN_THREADS, else the CPUs this
+ * process may run on, at most PLANNER_MAX_THREADS; 1 for small plans. */
+static int plan_threads(const planner_req_t *req) {
+  if (req->nranks < PLANNER_PARALLEL_RANKS) return 1;
+  const char *e = getenv("CHORUS_PLAN_THREADS");
+  long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) n = 1;
+  if (n > PLANNER_MAX_THREADS) n = PLANNER_MAX_THREADS;
+  return (int)n;
+}
+
+chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **out, planner_err_t *err) {
+  int nt = plan_threads(req);
+  if (nt < 2) return plan_range(pl, req, 0, INT_MAX, out, err);
+  plan_part_t part[PLANNER_MAX_THREADS];
+  pthread_t tid[PLANNER_MAX_THREADS];
+  int started[PLANNER_MAX_THREADS] = {0};
+  for (int i = 0; i < nt; i++) {
+    part[i] = (plan_part_t){.main = pl, .req = req, .lo = (int)((long long)req->nranks * i / nt),
+                            .hi = (int)((long long)req->nranks * (i + 1) / nt)};
+    memset(&part[i].err, 0, sizeof part[i].err);
+  }
+  for (int i = 1; i < nt; i++) started[i] = pthread_create(&tid[i], NULL, plan_part, &part[i]) == 0;
+  part[0].res = plan_range(pl, req, part[0].lo, part[0].hi, &part[0].plan, &part[0].err);
+  for (int i = 1; i < nt; i++) {
+    if (started[i]) {
+      pthread_join(tid[i], NULL);
+    } else { /* no thread: plan that part here */
+      plan_part(&part[i]);
+    }
+  }
+  chorus_result_t r = chorus_success;
+  int bad = -1;
+  for (int i = 0; i < nt && bad < 0; i++)
+    if (part[i].res != chorus_success) bad = i;
+  if (bad >= 0) {
+    r = part[bad].res;
+    if (err) *err = part[bad].err;
+  }
+  for (int i = 1; i < nt && r == chorus_success; i++) {
+    r = plan_join(part[0].plan, part[i].plan);
+    if (r != chorus_success) set_err(err, "cannot join the parts of a plan of %d ranks: %s", req->nranks,
+                                     chorus_result_string(r));
+  }
+  for (int i = 1; i < nt; i++) plan_destroy(part[i].plan);
+  if (r != chorus_success) {
+    plan_destroy(part[0].plan);
+    return r;
+  }
+  *out = part[0].plan;
+  return chorus_success;
 }
 
 chorus_result_t planner_build(const planner_req_t *req, plan_t **out, planner_err_t *err) {

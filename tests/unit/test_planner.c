@@ -1,6 +1,7 @@
 /* test_planner.c -- the planner: scripts written to a temporary algorithm
  * folder, planned, and their ops, errors, context and cache checked. */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "planner.h"
@@ -293,11 +294,84 @@ static void cleanup(void) {
 }
 
 #define main test_main
+/* --- planning in parallel --- */
+
+static plan_t *plan_threads(const char *algo, int n, int nnodes, int nch, const char *threads, planner_err_t *err) {
+  plan_shape_t shape;
+  if (plan_shape_init(&shape, n, nnodes, NULL) != chorus_success) return NULL;
+  setenv("CHORUS_PLAN_THREADS", threads, 1);
+  planner_req_t req = {.algo = algo, .coll = chorus_allreduce, .nranks = n, .shape = &shape, .nchannels = nch,
+                       .algos_dir = strchr(algo, '/') || !strcmp(algo, "ring2") || !strcmp(algo, "late_fail") ? dir : NULL};
+  plan_t *p = NULL;
+  planner_build(&req, &p, err);
+  unsetenv("CHORUS_PLAN_THREADS");
+  plan_shape_fini(&shape);
+  return p;
+}
+
+/* Every (rank, channel) program the same op for op, and each op's script
+ * file the same file by name. */
+static int same_plan(const plan_t *a, const plan_t *b) {
+  if (a->nops != b->nops || a->nchunks != b->nchunks || a->scratch_chunks != b->scratch_chunks) return 0;
+  for (int r = 0; r < a->nranks; r++)
+    for (int ch = 0; ch < a->nchannels; ch++) {
+      const plan_prog_t *x = plan_prog(a, r, ch), *y = plan_prog(b, r, ch);
+      if (x->count != y->count) return 0;
+      const plan_op_t *u = plan_prog_ops(a, r, ch), *v = plan_prog_ops(b, r, ch);
+      for (uint32_t i = 0; i < x->count; i++) {
+        plan_op_t o = u[i], q = v[i];
+        if (strcmp(plan_file_name(a, o.file), plan_file_name(b, q.file))) return 0;
+        o.file = q.file = 0;
+        if (memcmp(&o, &q, sizeof o)) return 0;
+      }
+    }
+  return 1;
+}
+
+static void parallel_planning_builds_what_one_planner_builds(void) {
+  write_script("ring2", ring_script);
+  const struct {
+    const char *algo;
+    int n, nnodes, nch;
+  } cases[] = {{"ring", 256, 1, 1}, {"ring", 301, 1, 2}, {"tree", 517, 1, 1}, {"hybrid", 512, 64, 1},
+               {"hybrid", 264, 33, 2}, {"rhd", 256, 1, 1}, {"ring2", 300, 1, 1}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    planner_err_t e1, e3;
+    plan_t *one = plan_threads(cases[i].algo, cases[i].n, cases[i].nnodes, cases[i].nch, "1", &e1);
+    plan_t *three = plan_threads(cases[i].algo, cases[i].n, cases[i].nnodes, cases[i].nch, "3", &e3);
+    CHECK_TRUE(one != NULL && three != NULL);
+    if (!one || !three) fprintf(stderr, "  %s n=%d: %s / %s\n", cases[i].algo, cases[i].n, e1.msg, e3.msg);
+    if (one && three && !same_plan(one, three)) {
+      fprintf(stderr, "  %s n=%d nodes=%d channels=%d: the plans differ\n", cases[i].algo, cases[i].n,
+              cases[i].nnodes, cases[i].nch);
+      test_failed_++;
+    }
+    plan_destroy(one), plan_destroy(three);
+  }
+}
+
+/* The first failing rank's error, whichever thread planned it. */
+static void parallel_planning_reports_the_first_failing_rank(void) {
+  write_script("late_fail", "return { name = 'late_fail', collectives = { 'allreduce' }, chunks = 1,\n"
+                            "  program = function(ctx)\n"
+                            "    if ctx.rank == 200 or ctx.rank == 400 then error('no program for rank ' .. ctx.rank) end\n"
+                            "    ctx:copy(IN, 0, OUT, 0)\n"
+                            "  end }\n");
+  planner_err_t e1, e3;
+  plan_t *one = plan_threads("late_fail", 512, 1, 1, "1", &e1);
+  plan_t *three = plan_threads("late_fail", 512, 1, 1, "3", &e3);
+  CHECK_TRUE(one == NULL && three == NULL);
+  CHECK_CONTAINS(e3.msg, "no program for rank 200");
+  CHECK_TRUE(!strcmp(e1.msg, e3.msg));
+  plan_destroy(one), plan_destroy(three);
+}
+
 TEST_MAIN(TEST(a_ring_script_becomes_fused_ops_with_lines), TEST(no_fuse_keeps_the_plain_ops),
           TEST(bad_ops_are_errors_at_their_line), TEST(declarations_are_checked), TEST(the_context_answers_the_shape),
           TEST(supports_can_decline_a_shape), TEST(the_cache_builds_once_per_key),
           TEST(a_scratch_sum_only_sent_on_becomes_recv_reduce_send), TEST(errors_in_declarations_name_the_shape),
-          TEST(the_cache_keys_collective_root_and_node_sizes))
+          TEST(the_cache_keys_collective_root_and_node_sizes), TEST(parallel_planning_builds_what_one_planner_builds),
+          TEST(parallel_planning_reports_the_first_failing_rank))
 #undef main
 
 int main(int argc, char **argv) {

@@ -77,11 +77,13 @@
  * so `chorus sim --set` still wins and `chorus topo show` lists the
  * calibrated default -- and then the base topology's text, verbatim.
  */
+#define _GNU_SOURCE /* sched_setaffinity */
 #include "calibrate.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +100,7 @@
 #include "params.h"
 #include "planner.h"
 #include "sandbox.h"
+#include "transport/transport.h"
 
 #define CAL_MAX_SIZES 64
 #define CAL_RESAMPLES 2000
@@ -110,6 +113,8 @@
 #define CAL_MAX_ITERS 100
 #define CAL_AR_ITERS 100
 #define CAL_CACHE_BYTES ((size_t)256 << 10)
+/* The spin of a communicator with more ranks than cores (comm.c). */
+#define CAL_OVERSUBSCRIBED_SPIN 50
 #define CAL_CACHE_PASSES 128
 #define CAL_SETTLE_MIN_S 0.2
 #define CAL_SETTLE_MAX_S 1.5
@@ -136,6 +141,7 @@ typedef struct {
   double *pp[NCLASSES]; /* [size * repeats + repeat] */
   double *copy_t, *reduce_t, *ar1_t, *arn_t;
   double *ccopy_t, *creduce_t; /* the same kernels in the cache: seconds for cinner passes */
+  double *wake_t;              /* half round trips of 8 B with both ranks on one CPU */
   size_t kbytes, cbytes, llc;
   int cinner, per_host; /* passes in the cache; ranks per host */
 } cal_data_t;
@@ -246,6 +252,41 @@ static chorus_result_t sweep(cal_rank_t *R, int cls, double *trip) {
     }
   }
   return chorus_success;
+}
+
+/* More ranks than cores: rank 0 and its shm peer pin themselves to the
+ * first CPU they may run on and ping-pong 8 bytes, waiting as an
+ * oversubscribed communicator waits (a short spin, then yielding), so that
+ * every step waits for the peer to be scheduled. The half round trip less
+ * the shm alpha is what such a step costs more (wake_lat). */
+static chorus_result_t handoff(cal_rank_t *R, double *trip) {
+  int peer = R->d.peer[CLASS_SHM];
+  if (peer < 0 || (R->rank != 0 && R->rank != peer)) return chorus_success;
+  cpu_set_t old, one;
+  if (sched_getaffinity(0, sizeof old, &old) != 0)
+    return err_set(chorus_system_error, "rank %d: sched_getaffinity: %s", R->rank, strerror(errno));
+  int first = 0;
+  while (first < CPU_SETSIZE - 1 && !CPU_ISSET(first, &old)) first++;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  if (sched_setaffinity(0, sizeof one, &one) != 0)
+    return err_set(chorus_system_error, "rank %d: sched_setaffinity to CPU %d: %s", R->rank, first, strerror(errno));
+  int set_spin = !getenv(param_def(PARAM_SPIN)->name) && R->comm->nlocal <= sysconf(_SC_NPROCESSORS_ONLN);
+  if (set_spin) ring_set_spin(CAL_OVERSUBSCRIBED_SPIN);
+  int lead = R->rank == 0, other = lead ? peer : 0, k = iters_for(8);
+  chorus_result_t res = pingpong(R, other, lead, 8, 20); /* warm-up */
+  for (int r = 0; r < R->o->repeats && res == chorus_success; r++) {
+    for (int j = 0; j < k && res == chorus_success; j++) {
+      double t0 = now_s();
+      res = pingpong(R, other, lead, 8, 1);
+      trip[j] = now_s() - t0;
+    }
+    if (lead && res == chorus_success) R->d.wake_t[r] = median_of(trip, k) / 2;
+  }
+  if (set_spin) ring_set_spin(-1);
+  if (sched_setaffinity(0, sizeof old, &old) != 0 && res == chorus_success)
+    res = err_set(chorus_system_error, "rank %d: restoring the CPU affinity: %s", R->rank, strerror(errno));
+  return res;
 }
 
 /* The slowest rank's time of `passes` runs of the kernel, all ranks starting
@@ -387,6 +428,8 @@ typedef struct {
   fit_ci_t copy, reduce, ar1, arn; /* rates in bytes/s for kernels, seconds for calls */
   fit_ci_t ccopy, creduce;         /* the kernels in the cache, bytes/s */
   double mem_bw;                   /* bytes read and written per second by a host's ranks at once */
+  fit_ci_t wake;                   /* the 8-byte half round trip with both ranks on one CPU */
+  double wake_lat;                 /* wake.median - the shm alpha */
   class_fit_t cls[NCLASSES];
   double op_overhead, step_lat, delay;
   const char *step_lat_from;
@@ -507,6 +550,12 @@ static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_res
     r->step_lat = base_default(o->base_text, "step_lat", 't');
     r->step_lat_from = "the base's default (no shm peer to measure it)";
   }
+  if (r->cls[CLASS_SHM].present) {
+    if ((res = fit_median_ci(d->wake_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1006, &r->wake)))
+      return res;
+    r->wake_lat = r->wake.median - r->cls[CLASS_SHM].alpha;
+    if (r->wake_lat < 0) r->wake_lat = 0;
+  }
   if (r->cls[CLASS_SOCK].present) {
     r->delay = (r->cls[CLASS_SOCK].alpha - r->op_overhead - r->step_lat) / 2;
     if (r->delay < 0) r->delay = 0, r->delay_clamped = 1;
@@ -569,6 +618,9 @@ static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_res
   printf("  mem_bw       %9.3f GB/s  2 x copy kernel x %d ranks of the host (reads and writes)\n", r->mem_bw / 1e9,
          R->d.per_host);
   if (R->d.llc) printf("  llc          %9.3f MiB   last-level cache / %d hosts\n", (double)R->d.llc / R->nhosts / 1048576, R->nhosts);
+  if (r->cls[CLASS_SHM].present)
+    printf("  wake_lat     %9.3f us    one CPU for both ranks: 8 B half round trip %.3f us [%.3f, %.3f] - shm alpha\n",
+           r->wake_lat * 1e6, r->wake.median * 1e6, r->wake.lo * 1e6, r->wake.hi * 1e6);
   printf("  op_overhead  %9.3f us    [%.3f, %.3f]  one-rank allreduce\n", r->op_overhead * 1e6, r->ar1.lo * 1e6,
          r->ar1.hi * 1e6);
   printf("  step_lat     %9.3f us    +- %.3f  %s%s\n", r->step_lat * 1e6, r->cls[CLASS_SHM].alpha_ci * 1e6,
@@ -648,7 +700,7 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
     char value[32];
     char why[200];
   } entry_t;
-  entry_t e[10];
+  entry_t e[12];
   int n = 0;
   e[n] = (entry_t){"copy_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->ccopy.median / 1e9);
@@ -680,6 +732,13 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
     e[n] = (entry_t){"step_lat", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->step_lat * 1e6);
     snprintf(e[n].why, sizeof e[n].why, "%s%s", r->step_lat_from, r->step_lat_clamped ? " (was negative: 0)" : "");
+    n++;
+  }
+  if (r->cls[CLASS_SHM].present) {
+    e[n] = (entry_t){"wake_lat", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->wake_lat * 1e6);
+    snprintf(e[n].why, sizeof e[n].why, "2 ranks on one CPU: 8 B half round trip %.3f us [%.3f, %.3f] - shm alpha",
+             r->wake.median * 1e6, r->wake.lo * 1e6, r->wake.hi * 1e6);
     n++;
   }
   if (r->cls[CLASS_SOCK].present) {
@@ -775,9 +834,10 @@ static int run_rank(cal_rank_t *R) {
   R->d.arn_t = calloc(m, sizeof(double));
   R->d.ccopy_t = calloc(m, sizeof(double));
   R->d.creduce_t = calloc(m, sizeof(double));
+  R->d.wake_t = calloc(m, sizeof(double));
   double *trip = calloc(CAL_MAX_ITERS, sizeof(double));
   if (!trip || posix_memalign((void **)&R->buf, 4096, o->maxb) || !R->d.pp[0] || !R->d.pp[1] || !R->d.copy_t ||
-      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t || !R->d.ccopy_t || !R->d.creduce_t) {
+      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t || !R->d.ccopy_t || !R->d.creduce_t || !R->d.wake_t) {
     fprintf(stderr, "chorus calibrate: rank %d: cannot allocate buffers of %zu bytes\n", R->rank, o->maxb);
     goto cleanup;
   }
@@ -787,6 +847,8 @@ static int run_rank(cal_rank_t *R) {
     res = sweep(R, c, trip);
     if (res == chorus_success) res = barrier(R->comm);
   }
+  if (res == chorus_success) res = handoff(R, trip);
+  if (res == chorus_success) res = barrier(R->comm);
   if (res == chorus_success) res = kernels(R);
   if (res == chorus_success) res = overheads(R);
   if (res != chorus_success) {
@@ -812,7 +874,7 @@ cleanup:
   for (int c = 0; c < NCLASSES; c++)
     free(R->d.pp[c]);
   free(R->d.copy_t), free(R->d.reduce_t), free(R->d.ar1_t), free(R->d.arn_t);
-  free(R->d.ccopy_t), free(R->d.creduce_t);
+  free(R->d.ccopy_t), free(R->d.creduce_t), free(R->d.wake_t);
   return status;
 }
 

@@ -307,11 +307,17 @@ static int exp_load(exp_t *e, const char *path) {
   }
   for (int i = 0; i < e->nruns; i++) {
     exp_run_t *r = &e->runs[i];
-    /* A local testbed's topology is told the rank count (local-cpu.lua's
-     * `ranks`), unless the run sets it itself. */
+    /* A local testbed's topology is told the rank count and this machine's
+     * CPUs (local-cpu.lua's `ranks` and `cores`: more ranks than cores
+     * share them), unless the run sets them itself. */
     if (e->testbed == TESTBED_LOCAL && strncmp(r->set, "ranks=", 6) && !strstr(r->set, ",ranks=")) {
       char joined[512];
       snprintf(joined, sizeof joined, "ranks=%d%s%.480s", r->nranks, r->set[0] ? "," : "", r->set);
+      snprintf(r->set, sizeof r->set, "%s", joined);
+    }
+    if (e->testbed == TESTBED_LOCAL && strncmp(r->set, "cores=", 6) && !strstr(r->set, ",cores=")) {
+      char joined[512];
+      snprintf(joined, sizeof joined, "%.470s,cores=%ld", r->set, sysconf(_SC_NPROCESSORS_ONLN));
       snprintf(r->set, sizeof r->set, "%s", joined);
     }
     if (e->testbed == TESTBED_NETNS && r->nranks != e->hosts * e->ppn && r->measure) {

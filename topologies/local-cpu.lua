@@ -63,4 +63,15 @@ for r = 0, n - 1 do
   link { c, "numa" .. node, bw = copy_bw, lat = "0us" }
   rank(c)
 end
-protocol { "simple", latency = param("step_lat", "0.7us"), efficiency = 1.0 }
+-- With more ranks than cores a step usually waits for its peer to be
+-- scheduled first: `wake_lat` more (chorus calibrate measures it with two
+-- ranks on one CPU).
+local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "5us")
+local function seconds(v)
+  local num, unit = tostring(v):match("^%s*([%d.eE+-]+)%s*(%a*)%s*$")
+  local scale = ({ s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9 })[unit]
+  if not num or not scale then error("local-cpu: cannot read the time '" .. tostring(v) .. "'") end
+  return tonumber(num) * scale
+end
+if share > 1 then step_lat = string.format("%.6gus", (seconds(step_lat) + seconds(wake_lat)) * 1e6) end
+protocol { "simple", latency = step_lat, efficiency = 1.0 }

@@ -458,8 +458,8 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   } else {
     tune_select(k->coll, c->nranks, c->nlocal, bytes, algo, sizeof algo, &nch);
   }
-  if (env_forced) snprintf(algo, sizeof algo, "%s", env_algo);
-  if (c->force_algo[0]) snprintf(algo, sizeof algo, "%s", c->force_algo);
+  if (env_forced) str_copy(algo, sizeof algo, env_algo);
+  if (c->force_algo[0]) str_copy(algo, sizeof algo, c->force_algo);
   if (param_int(PARAM_NCHANNELS) > 0) nch = (int)param_int(PARAM_NCHANNELS);
   if (c->force_nchannels > 0) nch = c->force_nchannels;
   if (nch > PLAN_MAX_CHANNELS) nch = PLAN_MAX_CHANNELS;
@@ -480,7 +480,7 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   if (res != chorus_success)
     return comm_fail(c, res, "rank %d: no plan for %s with algorithm '%s' on %d ranks: %s", c->rank,
                      chorus_coll_name(k->coll), algo, c->nranks, chorus_last_error());
-  snprintf(c->last_algo, sizeof c->last_algo, "%s", algo);
+  str_copy(c->last_algo, sizeof c->last_algo, algo);
   c->last_nchannels = p->nchannels;
 
   exec_job_t j = {.comm = c, .plan = p, .call = k, .in = k->sendbuf, .out = k->recvbuf, .count = k->count,
@@ -490,7 +490,7 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   j.desc = (comm_desc_t){.coll = k->coll, .dt = k->dt, .count = k->count, .nchannels = p->nchannels,
                          .op = plan_coll_reduces(k->coll) ? (int32_t)k->op : -1,
                          .root = plan_coll_rooted(k->coll) ? k->root : -1};
-  snprintf(j.desc.algo, sizeof j.desc.algo, "%s", algo);
+  str_copy(j.desc.algo, sizeof j.desc.algo, algo);
   mismatch_record(c, &j.desc);
   j.tag = j.desc.tag;
   long every = param_int(PARAM_CONFIRM_SENDS);

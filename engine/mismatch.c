@@ -36,7 +36,14 @@ static uint32_t desc_tag(const comm_desc_t *d) {
   h = tag_mix(h, (uint64_t)(uint32_t)d->op);
   h = tag_mix(h, (uint64_t)(uint32_t)d->root);
   h = tag_mix(h, (uint64_t)(uint32_t)d->nchannels);
-  for (const char *s = d->algo; *s && s < d->algo + sizeof d->algo; s++) h = tag_mix(h, (unsigned char)*s);
+  /* The name 8 bytes at a time (a mix per byte was a quarter of a call's
+   * cost on one rank). */
+  size_t n = strnlen(d->algo, sizeof d->algo);
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t w = 0;
+    memcpy(&w, d->algo + i, n - i < 8 ? n - i : 8);
+    h = tag_mix(h, w);
+  }
   return (uint32_t)h;
 }
 

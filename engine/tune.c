@@ -383,7 +383,7 @@ static int model_select(tune_t *t, chorus_coll_t coll, size_t count, chorus_dtyp
   for (int i = 0; i < t->ncache; i++) {
     tune_entry_t *e = &t->cache[i];
     if (e->coll == coll && e->dt == dt && e->bucket == bucket && e->pin == pin_id) {
-      snprintf(algo, len, "%s", e->algo);
+      str_copy(algo, len, e->algo);
       *nchannels = e->nchannels;
       return 0;
     }

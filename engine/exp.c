@@ -252,8 +252,10 @@ static int exp_load(exp_t *e, const char *path) {
     /* The ranks are fixed by the testbed; the topology is told its shape. */
     char shape[256];
     /* A calibrated topology carries the measured link rate; --set would override it. */
-    if (e->calibrate) snprintf(shape, sizeof shape, "hosts=%d,ppn=%d", e->hosts, e->ppn);
-    else snprintf(shape, sizeof shape, "hosts=%d,ppn=%d,rate=%s", e->hosts, e->ppn, e->rate);
+    /* The hosts are namespaces of this machine: they share its CPUs. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (e->calibrate) snprintf(shape, sizeof shape, "hosts=%d,ppn=%d,cores=%ld", e->hosts, e->ppn, cores);
+    else snprintf(shape, sizeof shape, "hosts=%d,ppn=%d,rate=%s,cores=%ld", e->hosts, e->ppn, e->rate, cores);
     char joined[512];
     snprintf(joined, sizeof joined, "%.200s%s%.300s", shape, dflt.set[0] ? "," : "", dflt.set);
     snprintf(dflt.set, sizeof dflt.set, "%s", joined);

@@ -10,14 +10,22 @@
 local hosts = param("hosts", 4)
 local ppn = param("ppn", 1)
 local rate, delay = param("rate", "10Gb/s"), param("delay", "2.75us")
-local copy_bw, reduce_bw = param("copy_bw", "40GB/s"), param("reduce_bw", "22GB/s")
--- The hosts share this machine's memory and cache: each gets its share of
--- them (`chorus calibrate` measures the share with every rank busy at once).
-local function share(v)
+-- The hosts share this machine's memory, cache and `cores`: each host gets
+-- its share of the memory and cache (`chorus calibrate` measures the share
+-- with every rank busy at once); with more ranks than cores the ranks share
+-- the cores' rates and a step waits `wake_lat` for its peer to be scheduled,
+-- as in local-cpu.lua (chorus exp passes this machine's CPU count).
+local cores = param("cores", hosts * ppn)
+if cores < 1 then error("cores must be at least 1") end
+local function scaled(v, by)
   local num, unit = tostring(v):match("^%s*([%d.]+)%s*(.-)%s*$")
-  return string.format("%g%s", tonumber(num) / hosts, unit)
+  if not num then error("netns: cannot divide '" .. tostring(v) .. "'") end
+  return string.format("%g%s", tonumber(num) / by, unit)
 end
-local mem_bw, llc = param("mem_bw", share("27GB/s")), param("llc", share("32MiB"))
+local ranks_per_core = (hosts * ppn + cores - 1) // cores
+local copy_bw = scaled(param("copy_bw", "40GB/s"), ranks_per_core)
+local reduce_bw = scaled(param("reduce_bw", "22GB/s"), ranks_per_core)
+local mem_bw, llc = param("mem_bw", scaled("27GB/s", hosts)), param("llc", scaled("32MiB", hosts))
 local op_overhead = param("op_overhead", "0.5us")
 device { name = "br0", kind = "switch" }
 for i = 0, hosts - 1 do
@@ -32,4 +40,12 @@ for i = 0, hosts - 1 do
     rank(core)
   end
 end
-protocol { "simple", latency = param("step_lat", "0.7us"), efficiency = 1.0 }
+local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "5us")
+local function seconds(v)
+  local num, unit = tostring(v):match("^%s*([%d.eE+-]+)%s*(%a*)%s*$")
+  local scale = ({ s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9 })[unit]
+  if not num or not scale then error("netns: cannot read the time '" .. tostring(v) .. "'") end
+  return tonumber(num) * scale
+end
+if ranks_per_core > 1 then step_lat = string.format("%.6gus", (seconds(step_lat) + seconds(wake_lat)) * 1e6) end
+protocol { "simple", latency = step_lat, efficiency = 1.0 }

@@ -144,6 +144,7 @@ typedef struct {
   double *wake_t;              /* half round trips of 8 B with both ranks on one CPU */
   size_t kbytes, cbytes, llc;
   int cinner, per_host; /* passes in the cache; ranks per host */
+  int wake_ok;          /* wake_t was measured (both ends could pin themselves) */
 } cal_data_t;
 
 typedef struct {
@@ -269,12 +270,25 @@ static chorus_result_t handoff(cal_rank_t *R, double *trip) {
   while (first < CPU_SETSIZE - 1 && !CPU_ISSET(first, &old)) first++;
   CPU_ZERO(&one);
   CPU_SET(first, &one);
-  if (sched_setaffinity(0, sizeof one, &one) != 0)
-    return err_set(chorus_system_error, "rank %d: sched_setaffinity to CPU %d: %s", R->rank, first, strerror(errno));
+  /* Both ends must be pinned, or neither measures: they tell each other. */
+  int lead = R->rank == 0, other = lead ? peer : 0, k = iters_for(8);
+  int32_t ok = sched_setaffinity(0, sizeof one, &one) == 0, peer_ok = 0;
+  int err = errno;
+  chorus_result_t res =
+      lead ? chorus_send(&ok, 1, chorus_int32, other, R->comm, NULL) : chorus_recv(&peer_ok, 1, chorus_int32, other, R->comm, NULL);
+  if (res == chorus_success)
+    res = lead ? chorus_recv(&peer_ok, 1, chorus_int32, other, R->comm, NULL) : chorus_send(&ok, 1, chorus_int32, other, R->comm, NULL);
+  if (res != chorus_success || !ok || !peer_ok) {
+    if (ok) sched_setaffinity(0, sizeof old, &old);
+    if (lead && res == chorus_success)
+      printf("# wake_lat not measured: rank %d cannot pin itself to CPU %d (%s); the base's default stays\n",
+             ok ? other : 0, first, ok ? "the peer said so" : strerror(err));
+    return res;
+  }
+  R->d.wake_ok = 1;
   int set_spin = !getenv(param_def(PARAM_SPIN)->name) && R->comm->nlocal <= sysconf(_SC_NPROCESSORS_ONLN);
   if (set_spin) ring_set_spin(CAL_OVERSUBSCRIBED_SPIN);
-  int lead = R->rank == 0, other = lead ? peer : 0, k = iters_for(8);
-  chorus_result_t res = pingpong(R, other, lead, 8, 20); /* warm-up */
+  res = pingpong(R, other, lead, 8, 20); /* warm-up */
   for (int r = 0; r < R->o->repeats && res == chorus_success; r++) {
     for (int j = 0; j < k && res == chorus_success; j++) {
       double t0 = now_s();
@@ -550,7 +564,7 @@ static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_res
     r->step_lat = base_default(o->base_text, "step_lat", 't');
     r->step_lat_from = "the base's default (no shm peer to measure it)";
   }
-  if (r->cls[CLASS_SHM].present) {
+  if (r->cls[CLASS_SHM].present && d->wake_ok) {
     if ((res = fit_median_ci(d->wake_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1006, &r->wake)))
       return res;
     r->wake_lat = r->wake.median - r->cls[CLASS_SHM].alpha;
@@ -618,7 +632,7 @@ static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_res
   printf("  mem_bw       %9.3f GB/s  2 x copy kernel x %d ranks of the host (reads and writes)\n", r->mem_bw / 1e9,
          R->d.per_host);
   if (R->d.llc) printf("  llc          %9.3f MiB   last-level cache / %d hosts\n", (double)R->d.llc / R->nhosts / 1048576, R->nhosts);
-  if (r->cls[CLASS_SHM].present)
+  if (r->cls[CLASS_SHM].present && R->d.wake_ok)
     printf("  wake_lat     %9.3f us    one CPU for both ranks: 8 B half round trip %.3f us [%.3f, %.3f] - shm alpha\n",
            r->wake_lat * 1e6, r->wake.median * 1e6, r->wake.lo * 1e6, r->wake.hi * 1e6);
   printf("  op_overhead  %9.3f us    [%.3f, %.3f]  one-rank allreduce\n", r->op_overhead * 1e6, r->ar1.lo * 1e6,
@@ -734,7 +748,7 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
     snprintf(e[n].why, sizeof e[n].why, "%s%s", r->step_lat_from, r->step_lat_clamped ? " (was negative: 0)" : "");
     n++;
   }
-  if (r->cls[CLASS_SHM].present) {
+  if (r->cls[CLASS_SHM].present && R->d.wake_ok) {
     e[n] = (entry_t){"wake_lat", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->wake_lat * 1e6);
     snprintf(e[n].why, sizeof e[n].why, "2 ranks on one CPU: 8 B half round trip %.3f us [%.3f, %.3f] - shm alpha",

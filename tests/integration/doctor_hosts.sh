@@ -22,12 +22,14 @@
 set -u
 chorus=$1 mode=$2 how=${3:-launcher}
 testbed=$(cd "$(dirname "$0")/../../scripts" && pwd)/testbed
-# A testbed of its own per mode and launch, so that these tests and others may run at the same time.
+# A testbed of its own per mode, launch and process, so that these tests and others (another
+# checkout's too) may run at the same time.
 case $how-$mode in
   launcher-match) name=dra ;; launcher-slow) name=drb ;; launcher-missing) name=drc ;; launcher-latency) name=drd ;;
   rsh-match) name=dre ;; rsh-slow) name=drf ;; rsh-unknown) name=drg ;; rsh-stall) name=drh ;;
   *) echo "usage: doctor_hosts.sh CHORUS match|slow|latency|missing [launcher] | match|slow|unknown|stall rsh"; exit 2 ;;
 esac
+name=$name$(($$ % 10000))
 out=$(mktemp /tmp/doctor_hosts.XXXXXX)
 stall_rsh=$(mktemp /tmp/doctor_stall_rsh.XXXXXX)
 cleanup() { "$testbed" down "$name" >/dev/null 2>&1; rm -f "$out" "$stall_rsh" "$stall_rsh.pid"; }

@@ -592,18 +592,19 @@ static int doctor_probe(void) {
 }
 
 /* This host's floor for small messages between hosts: chorus doctor
- * --pingpong over sockets, run from this process (which has threads: so
+ * --pingpong over sockets (or shared memory), run from this process (which has threads: so
  * fork and exec, never fork alone). Seconds, or 0 with err. It must end well
  * inside CHORUS_TIMEOUT, which the other ranks wait for it at most. */
-static double host_floor(char *err, size_t len) {
+static double host_floor(int sockets, char *err, size_t len) {
   char exe[1024];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) return snprintf(err, len, "cannot find this program's path"), 0;
   exe[n] = 0;
   char *argv[] = {exe, "doctor", "--pingpong", NULL};
   /* Its own communicator, not the launcher's. */
-  char *env[] = {"CHORUS_SHM_DISABLE=1", "RANK", "WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-                 "SLURM_PROCID", "MASTER_ADDR", "MASTER_PORT", "CHORUS_ROOT", NULL};
+  char *env[] = {"CHORUS_SHM_DISABLE=0", "RANK",        "WORLD_SIZE",  "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+                 "SLURM_PROCID",         "MASTER_ADDR", "MASTER_PORT", "CHORUS_ROOT",          NULL};
+  if (sockets) env[0] = "CHORUS_SHM_DISABLE=1";
   char out[4096];
   double limit = (double)param_int(PARAM_TIMEOUT) / 2;
   int rc = doctor_run_capture(argv, env, out, sizeof out, limit < 10 ? limit : 10);
@@ -791,9 +792,9 @@ static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *l
               "host %d (%s, %s) <-> host %d (%s, %s): latency %.0f us, %.1fx the %.0f us expected (the cost model "
               "says %.0f us; a blocking call costs host %d %.0f us and host %d %.0f us with no network; the best "
               "of %.0f measurement%s): the path between them adds %.0f us. Look for a slow path: the route (ip "
-              "route get %s, traceroute), a shaping, policing or delay rule (tc qdisc show, tc filter show), packet loss and retransmissions "
-              "(ss -ti, nstat -az TcpRetransSegs), interrupt moderation (ethtool -c), or a firewall or proxy in "
-              "between; collectives of small messages pay it at every step",
+              "route get %s, traceroute), a shaping, policing or delay rule (tc qdisc show, tc filter show), "
+              "packet loss and retransmissions (ss -ti, nstat -az TcpRetransSegs), interrupt moderation (ethtool "
+              "-c), or a firewall or proxy in between; collectives of small messages pay it at every step",
               a, names[a], info[lead[a]].addr, b, names[b], info[lead[b]].addr, lat[k] * 1e6, lat[k] / elat[k],
               elat[k] * 1e6, plat[k] * 1e6, a, floor_s[a] * 1e6, b, floor_s[b] * 1e6, tries[k],
               tries[k] == 1 ? "" : "s", (lat[k] - elat[k]) * 1e6, info[lead[b]].addr);
@@ -814,13 +815,39 @@ cleanup:
   free(slow);
 }
 
+/* The self-test's latency: the blocking call between 2 local processes,
+ * over shared memory and over sockets, shown beside the model's shared
+ * memory step. Not judged: on one host nothing but the load sits between
+ * them, and the load is what moves it (BENCHMARKS.md, "chorus doctor:
+ * latency"). */
+static void self_test_latency(const char *topo) {
+  char err[2][512];
+  double shm = host_floor(0, err[0], sizeof err[0]), sock = host_floor(1, err[1], sizeof err[1]), pred = -1;
+  sim_cost_t *cost;
+  char cerr[1024];
+  if (sim_cost_create(&cost, topo, "", (size_t)param_int(PARAM_BUFFSIZE), cerr, sizeof cerr) == chorus_success) {
+    if (sim_cost_nranks(cost) >= 2) pred = predict_p2p(cost, 2, 0, 1, sizeof(int64_t));
+    sim_cost_destroy(cost);
+  }
+  printf("  8-byte blocking send/recv, half a round trip between 2 local processes (the floor of small "
+         "messages):\n");
+  if (shm > 0) printf("    shared memory %7.1f us%s", shm * 1e6, pred > 0 ? "" : "\n");
+  if (shm > 0 && pred > 0) printf(" (the model's step on %s: %.1f us)\n", topo, pred * 1e6);
+  if (sock > 0)
+    printf("    sockets       %7.1f us (the engine's proxy-thread hand-offs; a pair of hosts pays them too)\n",
+           sock * 1e6);
+  for (int t = 0; t < 2; t++)
+    if ((t ? sock : shm) <= 0)
+      finding(0, "the %s latency self-test failed: %s", t ? "sockets" : "shared memory", err[t]);
+}
+
 /* Host h's floor, measured by its lead (lead_h) while the other ranks wait;
  * every rank gets it in *out (0 when it could not be measured). */
 static chorus_result_t shared_floor(chorus_comm_t *c, int rank, int lead_h, int h, double *out) {
   double mine = 0;
   if (rank == lead_h) {
     char err[512];
-    mine = host_floor(err, sizeof err);
+    mine = host_floor(1, err, sizeof err);
     if (mine <= 0)
       finding(0, "host %d's own blocking call could not be measured: %s; its latencies are shown, not judged", h,
               err);
@@ -1126,7 +1153,7 @@ int cmd_doctor(int argc, char **argv) {
   check_host();
   check_interfaces();
   check_memory();
-  if (selftest) self_test(topo, calibrated);
+  if (selftest) self_test(topo, calibrated), self_test_latency(topo);
   printf("\n%d problem%s, %d note%s\n", problems, problems == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
   return problems ? 1 : 0;
 }

@@ -720,8 +720,8 @@ static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *l
   for (int a = 0; a < nh; a++)
     for (int b = a + 1; b < nh; b++)
       if (tries[a * nh + b] > 1) {
-        printf(again++ ? ", %s-%s %.0f times"
-                       : "\n    measured again, floors and pair, as the first looked slow: %s-%s %.0f times",
+        printf(again++ ? ", %s <-> %s %.0f times"
+                       : "\n    measured again, floors and pair, as the first looked slow: %s <-> %s %.0f times",
                names[a], names[b], tries[a * nh + b]);
       }
   if (pmax > pmin + 0.05e-6)

@@ -6,6 +6,7 @@
  * the host use), names each host that fails with the likely cause, then
  * starts one doctor rank per host that answered, rank 0 on the first, whose
  * probed address is the bootstrap root. */
+#define _GNU_SOURCE /* execvpe */
 #include "doctor_rsh.h"
 
 #include <errno.h>
@@ -29,13 +30,37 @@ extern char **environ;
 #define RSH_MAX_WORDS 32
 #define RSH_OUT_CAP ((size_t)1 << 20)
 
+/* environ with env applied ("NAME=VALUE" set, bare "NAME" removed), built
+ * before fork: a child of a process with threads may not allocate. */
+static char **child_environ(char *const env[]) {
+  size_t n = 0, k = 0;
+  while (environ[n])
+    n++;
+  for (size_t i = 0; env && env[i]; i++)
+    n++;
+  char **out = calloc(n + 1, sizeof *out);
+  if (!out) return NULL;
+  for (size_t i = 0; environ[i]; i++) {
+    size_t len = strcspn(environ[i], "=");
+    int replaced = 0;
+    for (size_t j = 0; env && env[j] && !replaced; j++)
+      replaced = strcspn(env[j], "=") == len && !strncmp(env[j], environ[i], len);
+    if (!replaced) out[k++] = environ[i];
+  }
+  for (size_t j = 0; env && env[j]; j++)
+    if (strchr(env[j], '=')) out[k++] = env[j];
+  return out;
+}
+
 void doctor_child_start(doctor_child_t *ch, char *const argv[], char *const env[], size_t cap) {
   *ch = (doctor_child_t){.fd = -1, .status = -1, .cap = cap < 2 ? 2 : cap};
   ch->out = calloc(ch->cap, 1);
   if (!ch->out) return;
+  char **envp = child_environ(env);
   int fd[2];
-  if (pipe(fd) != 0) {
-    snprintf(ch->out, ch->cap, "pipe: %s", strerror(errno));
+  if (!envp || pipe(fd) != 0) {
+    snprintf(ch->out, ch->cap, "%s", envp ? strerror(errno) : "out of memory");
+    free(envp);
     return;
   }
   fflush(stdout);
@@ -44,9 +69,11 @@ void doctor_child_start(doctor_child_t *ch, char *const argv[], char *const env[
   if (pid < 0) {
     snprintf(ch->out, ch->cap, "fork: %s", strerror(errno));
     close(fd[0]), close(fd[1]);
+    free(envp);
     return;
   }
   if (pid == 0) {
+    /* Only async-signal-safe calls from here to exec. */
     setpgid(0, 0); /* its own group: a deadline kills it and what it started, nothing else */
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0) dup2(null, 0);
@@ -54,20 +81,14 @@ void doctor_child_start(doctor_child_t *ch, char *const argv[], char *const env[
     dup2(fd[1], 2);
     close(fd[0]);
     close(fd[1]);
-    for (int i = 0; env && env[i]; i++) {
-      const char *eq = strchr(env[i], '=');
-      if (eq) {
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - env[i]), env[i]);
-        setenv(name, eq + 1, 1);
-      } else {
-        unsetenv(env[i]);
-      }
-    }
-    execvp(argv[0], argv);
-    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+    execvpe(argv[0], argv, envp);
+    static const char pre[] = "cannot run ", post[] = ": not found, or not executable\n";
+    if (write(2, pre, sizeof pre - 1) < 0 || write(2, argv[0], strlen(argv[0])) < 0 ||
+        write(2, post, sizeof post - 1) < 0)
+      _exit(127);
     _exit(127);
   }
+  free(envp);
   setpgid(pid, pid); /* also here, so that the group exists before any kill */
   close(fd[1]);
   fcntl(fd[0], F_SETFL, O_NONBLOCK);

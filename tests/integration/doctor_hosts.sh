@@ -110,7 +110,7 @@ case $mode in
   latency)
     [ $rc -eq 1 ] || fail "exit $rc, expected 1"
     for from in 0 1; do
-      grep -Eq "PROBLEM: host $from \\($name-h$from, 10\\.78\\.0\\.$((from + 1))\\) <-> host 2 \\($name-h2, 10\\.78\\.0\\.3\\): latency [0-9]+ us, .*x the [0-9]+ us expected .*the path between them adds [0-9]+ us\\. Look for a slow path" "$out" ||
+      grep -Eq "PROBLEM: host $from \\($name-h$from, 10\\.78\\.0\\.$((from + 1))\\) <-> host 2 \\($name-h2, 10\\.78\\.0\\.3\\): latency [0-9]+ us, .*x the [0-9]+ us expected .*the best of 3 measurements\\): the path between them adds [0-9]+ us\\. Look for a slow path" "$out" ||
         fail "no latency finding with advice for host $from <-> host 2"
     done
     n=$(grep -c "PROBLEM:" "$out")

@@ -405,9 +405,10 @@ int doctor_rsh(const doctor_rsh_opts_t *o) {
     if (strchr(addr, ']')) *strchr(addr, ']') = 0;
   }
   snprintf(ranks, sizeof ranks, "%d", nup);
-  /* The doctor's own deadlines: joining (CHORUS_TIMEOUT), one floor per
-   * host and one pair at a time, each a few seconds at most. */
-  double deadline = 2 * timeout + 5.0 * nup + 6.0 * nup * (nup - 1) / 2 + 30;
+  /* The doctor's own deadlines: joining (CHORUS_TIMEOUT), then per host a
+   * floor and per pair round trips, bandwidth both ways and up to two
+   * re-measurements, each bounded by a budget of a second or so. */
+  double deadline = 2 * timeout + 10.0 * nup + 20.0 * nup * (nup - 1) / 2 + 30;
   printf("\nstarting %d doctor ranks (rank 0 on %s, bootstrap root %s:%s); every rank within %.0f s\n", nup,
          h[up[0]].name, addr, port, deadline);
   doctor_child_t *ch = calloc((size_t)nup, sizeof *ch);

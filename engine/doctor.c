@@ -600,9 +600,10 @@ static int doctor_probe(void) {
 }
 
 /* This host's floor for small messages between hosts: chorus doctor
- * --pingpong over sockets (or shared memory), run from this process (which has threads: so
- * fork and exec, never fork alone). Seconds, or 0 with err. It must end well
- * inside CHORUS_TIMEOUT, which the other ranks wait for it at most. */
+ * --pingpong over sockets (or shared memory), run from this process, which
+ * has threads: so fork and exec, never fork alone. Seconds, or 0 with err.
+ * It must end well inside CHORUS_TIMEOUT, which the other ranks wait for it
+ * at most. */
 static double host_floor(int sockets, char *err, size_t len) {
   char exe[1024];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

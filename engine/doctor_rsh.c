@@ -144,8 +144,8 @@ void doctor_children_wait(doctor_child_t *ch, int n, double timeout_s) {
     if (!left || now >= end) break;
     int ms = (int)((end - now) * 1000) + 1;
     if (ms > 50) ms = 50; /* children without an open pipe are polled by waitpid */
-    if (nfd ? poll(p, (nfds_t)nfd, ms) < 0 && errno != EINTR : usleep((useconds_t)ms * 1000) != 0 && errno != EINTR)
-      break;
+    int r = nfd ? poll(p, (nfds_t)nfd, ms) : usleep((useconds_t)ms * 1000);
+    if (r < 0 && errno != EINTR) break;
     for (int i = 0; i < n; i++)
       if (ch[i].running && ch[i].fd >= 0) child_drain(&ch[i]);
   }

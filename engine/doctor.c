@@ -17,9 +17,11 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +34,7 @@
 #include "bootstrap.h"
 #include "chorus.h"
 #include "cost.h"
+#include "doctor_rsh.h"
 #include "kernels.h"
 #include "params.h"
 #include "plan.h"
@@ -44,8 +47,7 @@ static int problems, notes;
 /* Under a launcher, the lines of ranks other than 0 start with who they are. */
 static char who[160];
 
-static void finding(int problem, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void finding(int problem, const char *fmt, ...) {
+void doctor_finding(int problem, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   printf("  %s%s ", who, problem ? "PROBLEM:" : "note:   ");
@@ -55,6 +57,13 @@ static void finding(int problem, const char *fmt, ...) {
   if (problem) problems++;
   else notes++;
 }
+
+int doctor_count(int *n) {
+  *n = notes;
+  return problems;
+}
+
+#define finding doctor_finding
 
 static int env_set(const char *name) { return getenv(name) != NULL; }
 
@@ -172,31 +181,9 @@ static void check_memory(void) {
          buff, nch, ring / (1 << 20), cores, a2a / (1 << 20));
 }
 
-/* Run argv, capturing its stdout into out; returns the exit status. */
-static int run_capture(char *const argv[], char *const env[], char *out, size_t len) {
-  int fd[2];
-  if (pipe(fd) != 0) return -1;
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    dup2(fd[1], 1);
-    dup2(fd[1], 2);
-    close(fd[0]);
-    close(fd[1]);
-    for (int i = 0; env && env[i]; i++) putenv(env[i]);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  close(fd[1]);
-  size_t n = 0;
-  ssize_t k;
-  while ((k = read(fd[0], out + n, len - 1 - n)) > 0 && n + (size_t)k < len - 1) n += (size_t)k;
-  out[n] = 0;
-  close(fd[0]);
-  int st;
-  waitpid(pid, &st, 0);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
+/* A child of the self-test: chorus sim or chorus perf, which take seconds;
+ * the deadline is for one that hangs. */
+#define SELFTEST_DEADLINE_S 120.0
 
 /* busbw of the first data row of chorus perf / sim output (column 8). */
 static double first_busbw(const char *text) {
@@ -220,7 +207,7 @@ static void self_test(const char *topo, int calibrated) {
                   "-w", "3", "-i", "20", "--inplace", "0", NULL};
   char *sim[] = {exe, "sim", "allreduce", "--topo", (char *)topo, "-n", "2", "-a", "ring", "-c", "1", "-b", "4M",
                  "-e", "4M", NULL};
-  int rc = run_capture(sim, NULL, out, sizeof out);
+  int rc = doctor_run_capture(sim, NULL, out, sizeof out, SELFTEST_DEADLINE_S);
   double pred = rc == 0 ? first_busbw(out) : -1;
   if (pred <= 0) {
     finding(1, "chorus sim --topo %s failed (exit %d): %.200s", topo, rc, out);
@@ -229,7 +216,7 @@ static void self_test(const char *topo, int calibrated) {
   const char *names[] = {"shared memory", "sockets (CHORUS_SHM_DISABLE=1)"};
   char *envs[2][2] = {{NULL, NULL}, {"CHORUS_SHM_DISABLE=1", NULL}};
   for (int t = 0; t < 2; t++) {
-    rc = run_capture(perf, envs[t], out, sizeof out);
+    rc = doctor_run_capture(perf, envs[t], out, sizeof out, SELFTEST_DEADLINE_S);
     double meas = rc == 0 ? first_busbw(out) : -1;
     if (rc != 0 || meas <= 0) {
       finding(1, "the %s self-test failed (exit %d): %.300s", names[t], rc, out);
@@ -255,9 +242,18 @@ static void self_test(const char *topo, int calibrated) {
 /* --- several hosts, under a launcher --- */
 
 #define HOSTS_MSG ((size_t)4 << 20) /* bytes of a bandwidth message, as the self-test's */
-#define HOSTS_PINGS 20
+#define HOSTS_PINGS 50
+#define HOSTS_PING_BUDGET_S 0.5 /* of round trips past the fifth */
 #define HOSTS_BUDGET_S 0.5 /* per direction of a pair, after its first message */
 #define HOSTS_MAX_REPS 8
+/* A pair's latency is a problem when it is this many times what is
+ * expected and at least this much above it, in each of HOSTS_LAT_TRIES
+ * measurements of the pair and its two floors: on a machine whose cores
+ * other work keeps busy, a blocking call costs 50 us one second and 2 ms
+ * the next (BENCHMARKS.md, "chorus doctor: latency"). */
+#define HOSTS_LAT_FACTOR 3.0
+#define HOSTS_LAT_EXCESS_S 200e-6
+#define HOSTS_LAT_TRIES 3
 
 typedef struct {
   const char *topo;  /* --topo, or NULL */
@@ -441,7 +437,10 @@ static sim_cost_t *hosts_cost(const hosts_opts_t *o, int nranks, int nh, const i
 
 /* One direction of a pair. The sender times `reps` messages and the
  * receiver's acknowledgement; reps comes from the time of a first message,
- * so that a slow link still finishes in about HOSTS_BUDGET_S. */
+ * so that a slow link still finishes in about HOSTS_BUDGET_S. They go in
+ * two blocks, each acknowledged, and the faster block counts: a block the
+ * scheduler interrupted (another process on a loaded machine) says nothing
+ * about the link. */
 static chorus_result_t p2p_bulk(chorus_comm_t *c, int sender, int peer, char *big, double *gbps) {
   chorus_result_t res;
   int64_t word = 0;
@@ -450,9 +449,13 @@ static chorus_result_t p2p_bulk(chorus_comm_t *c, int sender, int peer, char *bi
     P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
     P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
     if (word < 1 || word > HOSTS_MAX_REPS) return chorus_remote_error;
-    for (int64_t i = 0; i < word; i++)
-      P2P(chorus_recv(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
-    return chorus_send(&word, 1, chorus_int64, peer, c, NULL);
+    for (int64_t done = 0, blk = word > 1 ? word / 2 : 1; done < word; done += blk) {
+      if (blk > word - done) blk = word - done;
+      for (int64_t i = 0; i < blk; i++)
+        P2P(chorus_recv(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
+      P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+    }
+    return chorus_success;
   }
   double t = tr_now();
   P2P(chorus_send(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
@@ -462,11 +465,16 @@ static chorus_result_t p2p_bulk(chorus_comm_t *c, int sender, int peer, char *bi
   if (reps < 1) reps = 1;
   word = reps;
   P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
-  t = tr_now();
-  for (int64_t i = 0; i < reps; i++)
-    P2P(chorus_send(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
-  P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
-  *gbps = (double)reps * HOSTS_MSG / (tr_now() - t) / 1e9;
+  *gbps = 0;
+  for (int64_t done = 0, blk = reps > 1 ? reps / 2 : 1; done < reps; done += blk) {
+    if (blk > reps - done) blk = reps - done;
+    t = tr_now();
+    for (int64_t i = 0; i < blk; i++)
+      P2P(chorus_send(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
+    P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+    double rate = (double)blk * HOSTS_MSG / (tr_now() - t) / 1e9;
+    if (rate > *gbps) *gbps = rate;
+  }
   return chorus_success;
 }
 
@@ -475,34 +483,148 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* A pair of hosts, one rank each: the first round trip opens both
- * connections (its time is the connection time), then small-message round
- * trips (median half round trip is the latency), then bandwidth one way and
- * the other. The `first` side measures connection and latency; each side
- * measures the direction it sends. */
-static chorus_result_t p2p_pair(chorus_comm_t *c, int first, int peer, char *big, double *conn, double *lat,
-                                double *gbps) {
+/* Round trips of 8 bytes with `peer`: the first opens both connections
+ * (its time is *conn), then up to HOSTS_PINGS more, timed one by one, and no
+ * more than HOSTS_PING_BUDGET_S of them past the fifth (a slow path still
+ * ends in time: the `first` side decides, and the word it sends says
+ * whether another follows); *lat is half the median (a round trip the
+ * machine preempted is an outlier to drop, not a cost to average in). */
+static chorus_result_t ping_pong(chorus_comm_t *c, int first, int peer, double *conn, double *lat) {
   chorus_result_t res;
-  int64_t word = 0;
-  double rtt[HOSTS_PINGS];
-  for (int i = -1; i < HOSTS_PINGS; i++) {
+  int64_t word = 1;
+  double rtt[HOSTS_PINGS], start = 0;
+  int n = 0;
+  for (int i = -1; word; i++) {
     double t = tr_now();
+    if (i == 0) start = t;
     if (first) {
+      word = i + 1 < HOSTS_PINGS && (i < 5 || t - start < HOSTS_PING_BUDGET_S);
       P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
       P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
     } else {
       P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
       P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+      if (i + 1 >= HOSTS_PINGS) word = 0; /* a peer that never says stop */
     }
     if (i < 0)
       *conn = tr_now() - t;
     else
-      rtt[i] = tr_now() - t;
+      rtt[n++] = tr_now() - t;
   }
-  qsort(rtt, HOSTS_PINGS, sizeof rtt[0], cmp_double);
-  *lat = rtt[HOSTS_PINGS / 2] / 2;
+  if (!n) return err_set(chorus_remote_error, "the peer ended the round trips before the first");
+  qsort(rtt, (size_t)n, sizeof rtt[0], cmp_double);
+  *lat = rtt[n / 2] / 2;
+  return chorus_success;
+}
+
+/* A pair of hosts, one rank each: round trips (connection time and
+ * latency), then bandwidth one way and the other. The `first` side
+ * measures connection and latency; each side measures the direction it
+ * sends. */
+static chorus_result_t p2p_pair(chorus_comm_t *c, int first, int peer, char *big, double *conn, double *lat,
+                                double *gbps) {
+  chorus_result_t res;
+  P2P(ping_pong(c, first, peer, conn, lat));
   P2P(p2p_bulk(c, first, peer, big, gbps));
   return p2p_bulk(c, !first, peer, big, gbps);
+}
+
+/* chorus doctor --pingpong: the blocking call's own cost on this host. Two
+ * processes (this one and a child forked before any thread exists, as
+ * chorus perf forks) join a communicator of their own and ping-pong 8
+ * bytes as a pair of hosts does; with CHORUS_SHM_DISABLE=1 they go through
+ * the socket transport and its proxy threads over loopback, with no
+ * network in between. Prints "pingpong half-round-trip-us=X". */
+static int doctor_pingpong(void) {
+  int idp[2];
+  if (pipe(idp) != 0) return fprintf(stderr, "chorus doctor --pingpong: pipe: %s\n", strerror(errno)), 1;
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) return fprintf(stderr, "chorus doctor --pingpong: fork: %s\n", strerror(errno)), 1;
+  chorus_unique_id_t id;
+  chorus_comm_t *c = NULL;
+  double conn = 0, lat = 0;
+  if (pid == 0) {
+    close(idp[1]);
+    if (read(idp[0], &id, sizeof id) != (ssize_t)sizeof id) _exit(1);
+    close(idp[0]);
+    if (chorus_comm_init_rank(&c, 2, id, 1) != chorus_success) {
+      fprintf(stderr, "chorus doctor --pingpong: rank 1: %s\n", chorus_last_error());
+      _exit(1);
+    }
+    chorus_result_t res = ping_pong(c, 0, 0, &conn, &lat);
+    chorus_comm_destroy(c);
+    _exit(res == chorus_success ? 0 : 1);
+  }
+  close(idp[0]);
+  chorus_result_t res = chorus_get_unique_id(&id);
+  if (res == chorus_success && write(idp[1], &id, sizeof id) != (ssize_t)sizeof id) res = chorus_system_error;
+  close(idp[1]);
+  if (res == chorus_success) res = chorus_comm_init_rank(&c, 2, id, 0);
+  if (res == chorus_success) res = ping_pong(c, 1, 1, &conn, &lat);
+  if (c) chorus_comm_destroy(c);
+  /* The child's calls end within CHORUS_TIMEOUT of ours; then it is killed. */
+  int st = 1;
+  for (double end = tr_now() + (double)param_int(PARAM_TIMEOUT) + 2; waitpid(pid, &st, WNOHANG) != pid;) {
+    if (tr_now() > end) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &st, 0);
+      break;
+    }
+    usleep(1000);
+  }
+  if (res != chorus_success) {
+    fprintf(stderr, "chorus doctor --pingpong: %s\n", chorus_last_error());
+    return 1;
+  }
+  printf("pingpong half-round-trip-us=%.3f connect-ms=%.3f\n", lat * 1e6, conn * 1e3);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
+/* chorus doctor --probe: one line for the starter of --hosts (doctor_rsh.c):
+ * this chorus's version, the host, and the interface and address its
+ * sockets would use. */
+static int doctor_probe(void) {
+  char host[80] = "?", ifname[64] = "-", as[80] = "-";
+  gethostname(host, sizeof host - 1);
+  for (char *p = host; *p; p++)
+    if (*p == ' ') *p = '_';
+  net_addr_t addr;
+  int ok = net_pick_addr(&addr, ifname, sizeof ifname) == chorus_success;
+  if (ok) net_addr_str(&addr, as, sizeof as);
+  char *port = strrchr(as, ':'); /* the port is 0: the address alone */
+  if (ok && port && strchr(as, '.')) *port = 0;
+  printf("chorus-doctor-probe version=%d host=%s if=%s addr=%s%s%s\n", chorus_version(), host, ok ? ifname : "-",
+         ok ? as : "-", ok ? "" : " error=", ok ? "" : chorus_last_error());
+  return 0;
+}
+
+/* This host's floor for small messages between hosts: chorus doctor
+ * --pingpong over sockets (or shared memory), run from this process, which
+ * has threads: so fork and exec, never fork alone. Seconds, or 0 with err.
+ * It must end well inside CHORUS_TIMEOUT, which the other ranks wait for it
+ * at most. */
+static double host_floor(int sockets, char *err, size_t len) {
+  char exe[1024];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return snprintf(err, len, "cannot find this program's path"), 0;
+  exe[n] = 0;
+  char *argv[] = {exe, "doctor", "--pingpong", NULL};
+  /* Its own communicator, not the launcher's. */
+  char *env[] = {"CHORUS_SHM_DISABLE=0", "RANK",        "WORLD_SIZE",  "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+                 "SLURM_PROCID",         "MASTER_ADDR", "MASTER_PORT", "CHORUS_ROOT",          NULL};
+  if (sockets) env[0] = "CHORUS_SHM_DISABLE=1";
+  char out[4096];
+  double limit = (double)param_int(PARAM_TIMEOUT) / 2;
+  int rc = doctor_run_capture(argv, env, out, sizeof out, limit < 10 ? limit : 10);
+  const char *l = strstr(out, "half-round-trip-us=");
+  double us = 0;
+  if (rc != 0 || !l || sscanf(l, "half-round-trip-us=%lf", &us) != 1 || us <= 0) {
+    out[strcspn(out, "\n")] = 0;
+    snprintf(err, len, "chorus doctor --pingpong %s (%.200s)", rc == 124 ? "timed out" : "failed", out);
+    return 0;
+  }
+  return us * 1e-6;
 }
 
 /* A hosts x hosts table; cell(i, j, buf) fills one cell, "" for none. */
@@ -543,8 +665,10 @@ static void fmt_cell(int i, int j, char *buf, size_t len, void *ctx) {
  * far below its prediction or far below the other pairs. */
 static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *lead, const rank_info_t *info,
                          const double *m) {
-  const double *bw = m, *lat = m + nh * nh, *conn = m + 2 * nh * nh;
-  double *pbw = calloc((size_t)nh * nh * 2, sizeof *pbw), *plat = pbw ? pbw + nh * nh : NULL;
+  const double *bw = m, *lat = m + nh * nh, *conn = m + 2 * nh * nh, *pfloor = m + 3 * nh * nh,
+               *floor_s = m + 4 * nh * nh, *tries = floor_s + nh;
+  double *pbw = calloc((size_t)nh * nh * 3, sizeof *pbw), *plat = pbw ? pbw + nh * nh : NULL,
+         *elat = pbw ? pbw + 2 * nh * nh : NULL;
   int *host_of = calloc((size_t)nranks, sizeof *host_of);
   const char **names = calloc((size_t)nh, sizeof *names);
   char(*labels)[24] = calloc((size_t)nh, sizeof *labels);
@@ -576,12 +700,45 @@ static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *l
       plat[a * nh + b] = t > 0 ? t : 0;
     }
   sim_cost_destroy(cost);
+  /* What a small message should cost: the larger of the model's prediction
+   * and the two hosts' own blocking call. The model has a link's latency
+   * and a fixed cost per step, but not the hand-offs of a blocking call
+   * between the caller, the executor and the socket proxy threads, whose
+   * wake-ups depend on how busy the cores are at the moment; the floor
+   * measures exactly that, on each host, now. A pair far above it spends
+   * the difference between the hosts. */
+  double pmin = 0, pmax = 0;
+  for (int a = 0; a < nh; a++)
+    for (int b = a + 1; b < nh; b++) {
+      int k = a * nh + b;
+      double f = pfloor[k];
+      elat[k] = f > 0 ? (plat[k] > f ? plat[k] : f) : 0;
+      if (cost && plat[k] > 0) pmin = pmin && pmin < plat[k] ? pmin : plat[k], pmax = pmax > plat[k] ? pmax : plat[k];
+    }
   printf("\npoint to point between hosts, one rank each (measured/predicted; predicted by the cost model on %s):\n",
          desc);
   printf("  bandwidth, GB/s, of 4 MiB messages (a row sends to a column):\n");
   print_matrix(nh, names, fmt_cell, &(cells_t){nh, bw, cost ? pbw : NULL, 1, "%.3f", 0});
-  printf("  latency, us, half a round trip of 8 bytes:\n");
-  print_matrix(nh, names, fmt_cell, &(cells_t){nh, lat, cost ? plat : NULL, 1e6, "%.0f", 1});
+  printf("  latency, us, half a round trip of 8 bytes (measured/expected: the larger of the model's prediction and "
+         "the two hosts' own blocking call):\n");
+  print_matrix(nh, names, fmt_cell, &(cells_t){nh, lat, elat, 1e6, "%.0f", 1});
+  printf("    each host's own blocking call (8 bytes between 2 local processes over sockets, no network), us:");
+  for (int h = 0; h < nh; h++)
+    printf(floor_s[h] > 0 ? " %s %.0f" : " %s ?", names[h], floor_s[h] * 1e6);
+  int again = 0;
+  for (int a = 0; a < nh; a++)
+    for (int b = a + 1; b < nh; b++)
+      if (tries[a * nh + b] > 1) {
+        printf(again++ ? ", %s <-> %s %.0f times"
+                       : "\n    measured again, floors and pair, as the first looked slow: %s <-> %s %.0f times",
+               names[a], names[b], tries[a * nh + b]);
+      }
+  if (pmax > pmin + 0.05e-6)
+    printf("\n    the cost model predicts %.1f-%.1f us (link latency and a fixed cost per step)", pmin * 1e6,
+           pmax * 1e6);
+  else if (pmax > 0)
+    printf("\n    the cost model predicts %.1f us (link latency and a fixed cost per step)", pmax * 1e6);
+  printf("\n");
   printf("  connecting, ms: the first round trip, which opens both directions:\n");
   print_matrix(nh, names, fmt_cell, &(cells_t){nh, conn, NULL, 1e3, "%.1f", 1});
 
@@ -636,6 +793,22 @@ static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *l
                 what, -gap, pbw[k], desc);
     }
   for (int a = 0; a < nh; a++)
+    for (int b = a + 1; b < nh; b++) {
+      int k = a * nh + b;
+      if (elat[k] <= 0 || lat[k] <= 0 || lat[k] < HOSTS_LAT_FACTOR * elat[k] || lat[k] - elat[k] < HOSTS_LAT_EXCESS_S)
+        continue;
+      finding(1,
+              "host %d (%s, %s) <-> host %d (%s, %s): latency %.0f us, %.1fx the %.0f us expected (the cost model "
+              "says %.0f us; a blocking call costs host %d %.0f us and host %d %.0f us with no network; the best "
+              "of %.0f measurement%s): the path between them adds %.0f us. Look for a slow path: the route (ip "
+              "route get %s, traceroute), a shaping, policing or delay rule (tc qdisc show, tc filter show), "
+              "packet loss and retransmissions (ss -ti, nstat -az TcpRetransSegs), interrupt moderation (ethtool "
+              "-c), or a firewall or proxy in between; collectives of small messages pay it at every step",
+              a, names[a], info[lead[a]].addr, b, names[b], info[lead[b]].addr, lat[k] * 1e6, lat[k] / elat[k],
+              elat[k] * 1e6, plat[k] * 1e6, a, floor_s[a] * 1e6, b, floor_s[b] * 1e6, tries[k],
+              tries[k] == 1 ? "" : "s", (lat[k] - elat[k]) * 1e6, info[lead[b]].addr);
+    }
+  for (int a = 0; a < nh; a++)
     for (int b = a + 1; b < nh; b++)
       if (conn[a * nh + b] > 1.0)
         finding(0,
@@ -651,6 +824,46 @@ cleanup:
   free(slow);
 }
 
+/* The self-test's latency: the blocking call between 2 local processes,
+ * over shared memory and over sockets, shown beside the model's shared
+ * memory step. Not judged: on one host nothing but the load sits between
+ * them, and the load is what moves it (BENCHMARKS.md, "chorus doctor:
+ * latency"). */
+static void self_test_latency(const char *topo) {
+  char err[2][512];
+  double shm = host_floor(0, err[0], sizeof err[0]), sock = host_floor(1, err[1], sizeof err[1]), pred = -1;
+  sim_cost_t *cost;
+  char cerr[1024];
+  if (sim_cost_create(&cost, topo, "", (size_t)param_int(PARAM_BUFFSIZE), cerr, sizeof cerr) == chorus_success) {
+    if (sim_cost_nranks(cost) >= 2) pred = predict_p2p(cost, 2, 0, 1, sizeof(int64_t));
+    sim_cost_destroy(cost);
+  }
+  printf("  8-byte blocking send/recv, half a round trip between 2 local processes (the floor of small "
+         "messages):\n");
+  if (shm > 0) printf("    shared memory %7.1f us%s", shm * 1e6, pred > 0 ? "" : "\n");
+  if (shm > 0 && pred > 0) printf(" (the model's step on %s: %.1f us)\n", topo, pred * 1e6);
+  if (sock > 0)
+    printf("    sockets       %7.1f us (the engine's proxy-thread hand-offs; a pair of hosts pays them too)\n",
+           sock * 1e6);
+  for (int t = 0; t < 2; t++)
+    if ((t ? sock : shm) <= 0)
+      finding(0, "the %s latency self-test failed: %s", t ? "sockets" : "shared memory", err[t]);
+}
+
+/* Host h's floor, measured by its lead (lead_h) while the other ranks wait;
+ * every rank gets it in *out (0 when it could not be measured). */
+static chorus_result_t shared_floor(chorus_comm_t *c, int rank, int lead_h, int h, double *out) {
+  double mine = 0;
+  if (rank == lead_h) {
+    char err[512];
+    mine = host_floor(1, err, sizeof err);
+    if (mine <= 0)
+      finding(0, "host %d's own blocking call could not be measured: %s; its latencies are shown, not judged", h,
+              err);
+  }
+  return chorus_run_allreduce(&mine, out, 1, chorus_float64, chorus_sum, c, NULL);
+}
+
 /* The hosts of the job: rank 0 prints the per-rank table; one rank per host
  * measures every pair, one pair at a time (a barrier between pairs, so that
  * no two transfers share a link and every wait stays far below
@@ -659,7 +872,7 @@ static void hosts_check(const hosts_opts_t *o, chorus_comm_t *c, int rank, int n
   rank_info_t *info = calloc((size_t)nranks, sizeof *info);
   int *lead = calloc((size_t)nranks, sizeof *lead), nh = 0;
   char *big = malloc(HOSTS_MSG);
-  double *m = NULL, *sum = NULL;
+  double *m = NULL, *sum = NULL, *floors = NULL;
   if (!info || !lead || !big) {
     finding(1, "out of memory for %d ranks", nranks);
     goto cleanup;
@@ -718,49 +931,93 @@ static void hosts_check(const hosts_opts_t *o, chorus_comm_t *c, int rank, int n
     if (rank == 0) finding(0, "every rank is on one host: there are no pairs of hosts to measure");
     goto cleanup;
   }
-  m = calloc((size_t)nh * nh * 3, sizeof *m);
-  sum = calloc((size_t)nh * nh * 3, sizeof *sum);
-  if (!m || !sum) {
+  /* Measures: bandwidth, latency, connection time and the floor a pair's
+   * latency is judged against (nh x nh each), each host's floor (nh), and
+   * how many times each pair's latency was measured (nh x nh). Rank 0 holds
+   * what every rank knows; the others add what only they measured. */
+  size_t nm = (size_t)nh * nh * 5 + (size_t)nh; /* bw, lat, conn, pf, floors, tries */
+  m = calloc(nm, sizeof *m);
+  sum = calloc(nm, sizeof *sum);
+  floors = calloc((size_t)nh, sizeof *floors);
+  if (!m || !sum || !floors) {
     finding(1, "out of memory for %d hosts", nh);
     goto cleanup;
   }
   t = tr_now();
+  for (int h = 0; h < nh; h++)
+    if ((res = shared_floor(c, rank, lead[h], h, &floors[h])) != chorus_success) goto lost;
+  if (rank == 0)
+    for (int h = 0; h < nh; h++)
+      m[4 * nh * nh + h] = floors[h];
   for (int a = 0; a < nh; a++)
     for (int b = a + 1; b < nh; b++) {
-      int32_t bad = 0, anybad = 0;
-      int side = rank == lead[a] ? 1 : rank == lead[b] ? 2 : 0;
+      int side = rank == lead[a] ? 1 : rank == lead[b] ? 2 : 0, k = a * nh + b;
+      /* [0] anyone failed, [1] the pair's latency (side 1) */
+      double mv[2] = {0, 0}, av[2];
       if (side) {
         double conn = 0, lat = 0, gbps = 0;
         res = p2p_pair(c, side == 1, side == 1 ? lead[b] : lead[a], big, &conn, &lat, &gbps);
         if (res != chorus_success) {
-          bad = 1;
+          mv[0] = 1;
           finding(1,
                   "measuring between host %d (rank %d, %s) and host %d (rank %d, %s) failed: %s. Check that "
                   "the two reach each other (ping the address), a firewall, and CHORUS_SOCKET_IFNAME",
                   a, lead[a], info[lead[a]].addr, b, lead[b], info[lead[b]].addr, chorus_last_error());
         } else if (side == 1) {
-          m[a * nh + b] = gbps, m[nh * nh + a * nh + b] = lat, m[2 * nh * nh + a * nh + b] = conn;
+          m[k] = gbps, m[2 * nh * nh + k] = conn, mv[1] = lat;
         } else {
           m[b * nh + a] = gbps;
         }
       }
-      res = chorus_run_allreduce(&bad, &anybad, 1, chorus_int32, chorus_sum, c, NULL);
-      if (res != chorus_success || anybad) {
-        if (res != chorus_success)
-          finding(1, "rank %d lost the others after host %d - host %d: %s", rank, a, b, chorus_last_error());
-        goto cleanup;
+      if ((res = chorus_run_allreduce(mv, av, 2, chorus_float64, chorus_sum, c, NULL)) != chorus_success) goto lost;
+      if (av[0] > 0) goto cleanup;
+      /* A latency far above the two floors is measured again, floors and
+       * pair, up to HOSTS_LAT_TRIES times: a delay on the path stays, a busy
+       * moment of a loaded machine passes. The pair keeps its best latency
+       * and the highest floors, so a problem is one every measurement saw. */
+      double lat = av[1], pf = floors[a] > 0 && floors[b] > 0 ? (floors[a] + floors[b]) / 2 : 0;
+      int tries = 1;
+      while (pf > 0 && lat > HOSTS_LAT_FACTOR * pf + HOSTS_LAT_EXCESS_S && tries < HOSTS_LAT_TRIES) {
+        double fa, fb;
+        tries++;
+        if ((res = shared_floor(c, rank, lead[a], a, &fa)) != chorus_success ||
+            (res = shared_floor(c, rank, lead[b], b, &fb)) != chorus_success)
+          goto lost;
+        if (fa > 0 && fb > 0 && (fa + fb) / 2 > pf) pf = (fa + fb) / 2;
+        mv[0] = mv[1] = 0;
+        if (side) {
+          double conn, again = 0;
+          res = ping_pong(c, side == 1, side == 1 ? lead[b] : lead[a], &conn, &again);
+          if (res != chorus_success) {
+            mv[0] = 1;
+            finding(1, "measuring the latency between host %d and host %d again failed: %s", a, b,
+                    chorus_last_error());
+          } else if (side == 1) {
+            mv[1] = again;
+          }
+        }
+        if ((res = chorus_run_allreduce(mv, av, 2, chorus_float64, chorus_sum, c, NULL)) != chorus_success)
+          goto lost;
+        if (av[0] > 0) goto cleanup;
+        if (av[1] < lat) lat = av[1];
       }
+      if (rank == 0) m[nh * nh + k] = lat, m[3 * nh * nh + k] = pf, m[4 * nh * nh + nh + k] = tries;
     }
-  res = chorus_run_allreduce(m, sum, (size_t)nh * nh * 3, chorus_float64, chorus_sum, c, NULL);
+  res = chorus_run_allreduce(m, sum, nm, chorus_float64, chorus_sum, c, NULL);
   if (res != chorus_success) {
     finding(1, "collecting the measurements failed: %s", chorus_last_error());
     goto cleanup;
   }
   if (rank == 0) {
-    printf("\nmeasured %d pair%s of hosts in %.1f s\n", nh * (nh - 1) / 2, nh == 2 ? "" : "s", tr_now() - t);
+    printf("\nmeasured %d host%s and %d pair%s of hosts in %.1f s\n", nh, nh == 1 ? "" : "s", nh * (nh - 1) / 2,
+           nh == 2 ? "" : "s", tr_now() - t);
     hosts_report(o, nranks, nh, lead, info, sum);
   }
+  goto cleanup;
+lost:
+  finding(1, "rank %d lost the others while measuring the hosts: %s", rank, chorus_last_error());
 cleanup:
+  free(floors);
   free(info);
   free(lead);
   free(big);
@@ -823,10 +1080,13 @@ int cmd_doctor(int argc, char **argv) {
   const char *topo = "local-cpu";
   int selftest = 1, calibrated = 0, local = 0;
   hosts_opts_t ho = {.tolerance = 20};
+  doctor_rsh_opts_t ro = {.rsh = NULL};
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       printf("usage: chorus doctor [--topo FILE] [--no-selftest]\n"
-             "       LAUNCHER chorus doctor [--topo FILE] [--set K=V,..] [--hosts H0,H1,..] [--tolerance PCT]\n\n"
+             "       LAUNCHER chorus doctor [--topo FILE] [--set K=V,..] [--hosts H0,H1,..] [--tolerance PCT]\n"
+             "       chorus doctor --hosts H0,H1,.. [--rsh CMD] [--chorus PATH] [--topo FILE] [--set K=V,..]\n"
+             "                     [--tolerance PCT]\n\n"
              "Lists the library, every CHORUS_* setting, the host, the network interfaces and the one\n"
              "sockets would use, the memory buffers take, and runs a 2-rank allreduce over shared memory\n"
              "and sockets beside the prediction on FILE (default the shipped local-cpu topology; give\n"
@@ -835,12 +1095,23 @@ int cmd_doctor(int argc, char **argv) {
              "Under a launcher of 2 or more ranks (mpirun, srun, torchrun-style RANK/WORLD_SIZE/MASTER_ADDR)\n"
              "it checks the hosts instead: every rank joins one communicator within CHORUS_TIMEOUT (a rank\n"
              "that never joins is named, with the host it was expected from), then one rank per host\n"
-             "measures connection time, latency and 4 MiB bandwidth to every other host, one pair at a\n"
-             "time, and rank 0 prints hosts x hosts tables beside the cost model's prediction: on --topo\n"
-             "FILE, else CHORUS_TOPO, else the namespace-testbed topology netns with hosts=H,ppn=P\n"
-             "(--set adds to its parameters: --set rate=10Gb/s). A pair more than PCT percent (default\n"
-             "20) below a prediction you gave (--topo, --set or CHORUS_TOPO), or under half the median\n"
-             "pair, is a problem. --hosts names the hosts in rank order. --local checks only this host.\n");
+             "measures its own blocking call (8 bytes between two local processes over sockets), and the\n"
+             "connection time, latency and 4 MiB bandwidth to every other host, one pair at a time; rank 0\n"
+             "prints hosts x hosts tables beside the cost model's prediction: on --topo FILE, else\n"
+             "CHORUS_TOPO, else the namespace-testbed topology netns with hosts=H,ppn=P (--set adds to its\n"
+             "parameters: --set rate=10Gb/s). A pair more than PCT percent (default 20) below a predicted\n"
+             "bandwidth you gave (--topo, --set or CHORUS_TOPO), or under half the median pair, is a\n"
+             "problem; so is a latency 3x and 200 us above the larger of the model's and the two hosts'\n"
+             "own blocking call. --hosts names the hosts in rank order. --local checks only this host.\n\n"
+             "With --hosts and no launcher, the doctor starts itself on every host through the remote\n"
+             "shell CMD (--rsh, else CHORUS_RSH, default 'ssh -o BatchMode=yes'; its words, then the host,\n"
+             "then the command: 'ip netns exec' makes network namespaces the hosts): first a probe of each\n"
+             "host (a host that does not answer within CHORUS_TIMEOUT, whose shell fails, or that has no\n"
+             "chorus at PATH -- --chorus, default this program's path -- is named), then one rank per host\n"
+             "that answered with RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT/CHORUS_SECRET and this\n"
+             "environment's CHORUS_* settings; it prints rank 0's report and every other rank's findings,\n"
+             "kills the remote shells it started that outlive their deadline, and exits 1 when something\n"
+             "is wrong. (--probe and --pingpong are the parts it runs on the hosts.)\n");
       return 0;
     } else if (!strcmp(argv[i], "--topo") && i + 1 < argc) {
       topo = argv[++i];
@@ -854,13 +1125,22 @@ int cmd_doctor(int argc, char **argv) {
       ho.hosts = argv[++i];
     } else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) {
       char *end;
-      ho.tolerance = strtod(argv[++i], &end);
+      ro.tolerance = argv[++i];
+      ho.tolerance = strtod(argv[i], &end);
       if (*end || ho.tolerance <= 0 || ho.tolerance >= 100) {
         fprintf(stderr, "chorus doctor: --tolerance '%s': expected a percentage between 0 and 100\n", argv[i]);
         return 2;
       }
     } else if (!strcmp(argv[i], "--local")) {
       local = 1;
+    } else if (!strcmp(argv[i], "--rsh") && i + 1 < argc) {
+      ro.rsh = argv[++i];
+    } else if (!strcmp(argv[i], "--chorus") && i + 1 < argc) {
+      ro.chorus = argv[++i];
+    } else if (!strcmp(argv[i], "--probe")) {
+      return doctor_probe();
+    } else if (!strcmp(argv[i], "--pingpong")) {
+      return doctor_pingpong();
     } else {
       fprintf(stderr, "chorus doctor: unknown argument '%s' (chorus doctor --help)\n", argv[i]);
       return 2;
@@ -870,12 +1150,19 @@ int cmd_doctor(int argc, char **argv) {
   who[0] = 0;
   int rank = 0, world = local ? 0 : launcher_size(&rank);
   if (world >= 2) return doctor_hosts(&ho, rank, world);
+  if (ho.hosts && !local) {
+    /* No launcher: this doctor starts the others through the remote shell. */
+    ro.hosts = ho.hosts, ro.topo = ho.topo, ro.sets = ho.sets;
+    if (!ro.rsh) ro.rsh = param_str(PARAM_RSH);
+    print_library();
+    return doctor_rsh(&ro);
+  }
   print_library();
   check_settings();
   check_host();
   check_interfaces();
   check_memory();
-  if (selftest) self_test(topo, calibrated);
+  if (selftest) self_test(topo, calibrated), self_test_latency(topo);
   printf("\n%d problem%s, %d note%s\n", problems, problems == 1 ? "" : "s", notes, notes == 1 ? "" : "s");
   return problems ? 1 : 0;
 }

@@ -66,6 +66,8 @@ static const param_def_t defs[PARAM_COUNT] = {
                              "one (costs a round trip); 0: never"},
     [PARAM_HANG_DIR] = {"CHORUS_HANG_DIR", PARAM_STR, "/tmp",
                         "folder for hang reports (on a timeout, or SIGUSR1 during a call)"},
+    [PARAM_RSH] = {"CHORUS_RSH", PARAM_STR, "ssh -o BatchMode=yes",
+                   "remote shell of chorus doctor --hosts without a launcher: words, then the host, then the command"},
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

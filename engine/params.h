@@ -55,6 +55,7 @@ typedef enum {
   PARAM_TOPO,
   PARAM_TUNING_FILE,
   PARAM_CONFIRM_SENDS,
+  PARAM_RSH,
   PARAM_COUNT
 } param_id_t;
 

@@ -62,6 +62,20 @@ doctor_test(doctor_short_timeout 1 "PROBLEM: CHORUS_TIMEOUT=1 s" ENV CHORUS_TIME
 doctor_test(doctor_bandwidth_below_prediction 1 "PROBLEM: shared memory is [0-9]+% below the prediction"
   ARGS --topo ${CMAKE_CURRENT_SOURCE_DIR}/doctor/too-fast.lua)
 doctor_test(doctor_clean_defaults 0 "\n0 problems, [0-9]+ notes?\n" ARGS --no-selftest)
+# chorus doctor --hosts without a launcher, through a remote shell that needs no network (tests/doctor/local-rsh;
+# the namespace ones are in doctor_hosts.cmake): each host that cannot be used is named, and the doctor exits 1.
+set(local_rsh ${CMAKE_CURRENT_SOURCE_DIR}/doctor/local-rsh)
+doctor_test(doctor_rsh_shell_missing_named 1
+  "PROBLEM: cannot start a command on host a through `nosuchrsh` \\(exit 127: cannot run nosuchrsh: not found.*works by hand.*no host answered"
+  ARGS --hosts a,b --rsh nosuchrsh)
+doctor_test(doctor_rsh_chorus_missing_named 1
+  "PROBLEM: chorus is not at /nonexistent/chorus on host b .*install it at the same path on every host, or give its path there with --chorus PATH"
+  ARGS --hosts a,b --rsh ${local_rsh} --chorus /nonexistent/chorus)
+doctor_test(doctor_rsh_stalled_shell_named 1
+  "a +yes .*PROBLEM: host stall did not answer within 2 s through .*its remote shell was killed.*PROBLEM: only one host answered"
+  ENV CHORUS_TIMEOUT=2 ARGS --hosts a,stall --rsh ${local_rsh})
+doctor_test(doctor_rsh_bad_host_word 2 "--hosts 'a\\*b' has a character a remote shell would interpret"
+  ARGS --hosts a*b --rsh ${local_rsh})
 
 # Hang reports: on a timeout and on SIGUSR1, merged by hang_merge.
 chorus_add_unit_test(test_hang SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hang.c LIBS chorus_static

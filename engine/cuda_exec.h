@@ -10,8 +10,11 @@
 
 /* Channels per call when neither the user nor CHORUS_NCHANNELS chose: each
  * is one thread block, and one block moves a fraction of what the GPU's
- * memory can; capped so that every rank's blocks fit on the GPU at once. */
-#define CUDA_DEFAULT_CHANNELS 8
+ * memory can, so a call spreads over up to 32 SMs; capped so that every
+ * rank's blocks fit on the GPU at once (8 ranks on 132 SMs: 16). Idle
+ * channels of a small call return at once. Chosen, not measured: the first
+ * GPU run (scripts/gpu-check) is to tune it. */
+#define CUDA_DEFAULT_CHANNELS 32
 
 int cuda_built(void);
 

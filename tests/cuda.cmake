@@ -3,7 +3,8 @@
 # fatbinary's targets, the kernel's resource report (no GPU needed); and the
 # GPU tests, which skip (77) with the reason where no GPU answers.
 chorus_add_unit_test(test_cuda_args SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_cuda_args.c LIBS chorus_static)
-target_include_directories(test_cuda_args PRIVATE ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/plan)
+target_include_directories(test_cuda_args PRIVATE ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/plan
+  ${PROJECT_SOURCE_DIR}/engine/kernels)
 set_tests_properties(test_cuda_args PROPERTIES TIMEOUT 300)
 
 if(CHORUS_HAVE_CUDA)

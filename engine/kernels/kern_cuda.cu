@@ -101,6 +101,11 @@ KCU_FNS_(f64, double)
 
 static __device__ __forceinline__ int aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
+/* Vectors in flight per thread: loads of KCU_UNROLL vectors are issued
+ * before the first is used, so that one block per SM keeps enough bytes in
+ * flight to cover HBM's latency. */
+#define KCU_UNROLL 2
+
 /* Block-wide: d1[i] (and d2[i] when not NULL) = a[i] (op) b[i] for i < n,
  * a in local memory, b in a slot (b_slot) or local memory. 16-byte vector
  * loads and stores when every pointer allows them, elements otherwise and
@@ -113,7 +118,27 @@ static __device__ void blk_reduce(void *d1, void *d2, const void *a, const void 
   if (aligned16(a) && aligned16(b) && (!d1 || aligned16(d1)) && (!d2 || aligned16(d2))) {
     nv = n / per;
     const uint4 *va = (const uint4 *)a, *vb = (const uint4 *)b;
-    for (size_t i = threadIdx.x; i < nv; i += blockDim.x) {
+    const size_t bd = blockDim.x;
+    size_t i = threadIdx.x;
+    for (; i + (KCU_UNROLL - 1) * bd < nv; i += KCU_UNROLL * bd) {
+      uint4 x[KCU_UNROLL], y[KCU_UNROLL];
+#pragma unroll
+      for (int u = 0; u < KCU_UNROLL; u++) {
+        x[u] = va[i + u * bd];
+        y[u] = b_slot ? ld_slot(vb + i + u * bd) : vb[i + u * bd];
+      }
+#pragma unroll
+      for (int u = 0; u < KCU_UNROLL; u++) {
+        uint4 z;
+        const T *tx = (const T *)&x[u], *ty = (const T *)&y[u];
+        T *tz = (T *)&z;
+#pragma unroll
+        for (size_t e = 0; e < per; e++) tz[e] = F::apply(tx[e], ty[e]);
+        if (d1) ((uint4 *)d1)[i + u * bd] = z;
+        if (d2) ((uint4 *)d2)[i + u * bd] = z;
+      }
+    }
+    for (; i < nv; i += bd) {
       uint4 x = va[i], y = b_slot ? ld_slot(vb + i) : vb[i], z;
       const T *tx = (const T *)&x, *ty = (const T *)&y;
       T *tz = (T *)&z;
@@ -138,7 +163,19 @@ static __device__ void blk_copy(void *d1, void *d2, const void *src, size_t byte
   if (aligned16(src) && (!d1 || aligned16(d1)) && (!d2 || aligned16(d2))) {
     nv = bytes / 16;
     const uint4 *s = (const uint4 *)src;
-    for (size_t i = threadIdx.x; i < nv; i += blockDim.x) {
+    const size_t bd = blockDim.x;
+    size_t i = threadIdx.x;
+    for (; i + (KCU_UNROLL - 1) * bd < nv; i += KCU_UNROLL * bd) {
+      uint4 v[KCU_UNROLL];
+#pragma unroll
+      for (int u = 0; u < KCU_UNROLL; u++) v[u] = src_slot ? ld_slot(s + i + u * bd) : s[i + u * bd];
+#pragma unroll
+      for (int u = 0; u < KCU_UNROLL; u++) {
+        if (d1) ((uint4 *)d1)[i + u * bd] = v[u];
+        if (d2) ((uint4 *)d2)[i + u * bd] = v[u];
+      }
+    }
+    for (; i < nv; i += bd) {
       uint4 v = src_slot ? ld_slot(s + i) : s[i];
       if (d1) ((uint4 *)d1)[i] = v;
       if (d2) ((uint4 *)d2)[i] = v;

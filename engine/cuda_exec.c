@@ -258,8 +258,8 @@ chorus_result_t cuda_stage(chorus_comm_t *c, const void *src, size_t bytes, void
   void *p = NULL;
   cudaError_t e = cudaMallocAsync(&p, bytes, s);
   if (e == cudaSuccess) e = cudaMemcpyAsync(p, src, bytes, cudaMemcpyDeviceToDevice, s);
-  if (e == cudaSuccess) e = cudaFreeAsync(p, s); /* stream order: freed after the kernel that follows */
   if (e != cudaSuccess) return cu_err(c, e, "staging an overlapping input");
+  /* cuda_exec_coll frees it in stream order after the kernel that reads it. */
   *out = p;
   return chorus_success;
 }
@@ -296,6 +296,10 @@ chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const call_t *
   char err[256];
   if (kcu_launch(&a, p->nchannels, stream, err, sizeof err) != 0)
     return comm_fail(c, chorus_system_error, "rank %d: CUDA device %d: %s", c->rank, cr->device, err);
+  if (in && in != k->sendbuf) { /* a copy cuda_stage made: freed once the kernel is done with it */
+    e = cudaFreeAsync((void *)in, (cudaStream_t)stream);
+    if (e != cudaSuccess) return cu_err(c, e, "freeing a staged input");
+  }
   if (!k->cuda_stream) {
     res = cuda_stream_sync(stream);
     if (res != chorus_success) return comm_fail(c, res, "rank %d: %s", c->rank, chorus_last_error());

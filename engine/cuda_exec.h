@@ -33,7 +33,8 @@ int cuda_max_channels(const chorus_comm_t *c);
  * the input to read (the caller's, or a staged copy made by cuda_stage). */
 chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const call_t *k, const void *in, uint32_t tag);
 
-/* A device copy of `bytes` of src, in stream order, valid until the next call. */
+/* A device copy of `bytes` of src, in stream order on `stream` (NULL: the
+ * communicator's own); cuda_exec_coll frees it after the kernel it feeds. */
 chorus_result_t cuda_stage(chorus_comm_t *c, const void *src, size_t bytes, void *stream, const void **out);
 
 /* Read this rank's kernel status; a failure recorded there fails the

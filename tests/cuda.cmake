@@ -7,6 +7,17 @@ target_include_directories(test_cuda_args PRIVATE ${PROJECT_SOURCE_DIR}/engine $
   ${PROJECT_SOURCE_DIR}/engine/kernels)
 set_tests_properties(test_cuda_args PROPERTIES TIMEOUT 300)
 
+# The kernel's device code run on the CPU (one host thread per block): needs
+# only a C++ compiler, so it runs in every build.
+enable_language(CXX)
+chorus_add_unit_test(test_kern_emu SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_kern_emu.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit/kern_emu.cc LIBS chorus_static Threads::Threads)
+target_include_directories(test_kern_emu PRIVATE ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/plan
+  ${PROJECT_SOURCE_DIR}/engine/kernels)
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/unit/kern_emu.cc PROPERTIES COMPILE_OPTIONS
+  "-std=c++17;-Wall;-Wextra;-Wno-unknown-pragmas;$<$<BOOL:${CHORUS_WERROR}>:-Werror>")
+set_tests_properties(test_kern_emu PROPERTIES TIMEOUT 600)
+
 if(CHORUS_HAVE_CUDA)
   chorus_add_unit_test(test_kernels_nvcc SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_kernels.c
     ${CMAKE_CURRENT_SOURCE_DIR}/unit/reduce_nvcc.cu LIBS chorus_kernels m CUDA::cudart_static)
@@ -32,3 +43,10 @@ if(CHORUS_HAVE_CUDA)
   target_include_directories(test_cuda PRIVATE ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/plan)
   set_tests_properties(test_cuda PROPERTIES TIMEOUT 600)
 endif()
+
+# chorus perf on a GPU: runs and checks where one answers, else says why (no
+# device, or a build without CUDA) instead of crashing or hanging.
+engine_cli_test(cli_perf_gpu_runs_or_says_why
+  "Out of bounds values : 0 OK|invalid usage: no CUDA device|built without CUDA"
+  perf allreduce -g 0 -n 2 -b 8 -e 64K -f 8 -w 0 -i 1)
+engine_cli_test(cli_perf_gpu_bad_device "-g: 'x' is not a CUDA device number" perf allreduce -g x)

@@ -13,17 +13,14 @@
 #include <time.h>
 
 #include "chorus.h"
+#include "coll_ref.h"
 #include "comm.h"
 #include "kern_cuda.h"
 #include "planner.h"
 #include "reduce.h"
 #include "test.h"
 
-static uint64_t seed, rs;
-static uint64_t rnd(void) {
-  rs ^= rs >> 12, rs ^= rs << 25, rs ^= rs >> 27;
-  return rs * 0x2545f4914f6cdd1dull;
-}
+static uint64_t seed;
 
 static const char *const algos[] = {"ring", "tree", "rd", "rhd", "direct", "hybrid"};
 #define NALGOS 6
@@ -37,67 +34,6 @@ static const char *const algos[] = {"ring", "tree", "rd", "rhd", "direct", "hybr
       return;                                                                                                          \
     }                                                                                                                  \
   } while (0)
-
-/* A value of rank r's element i: integers of every bit pattern (sum and
- * prod wrap alike in any order), floats small integers so that every order
- * of reduction is exact. */
-static void gen(chorus_dtype_t dt, chorus_redop_t op, void *p, size_t i) {
-  int small = (int)(rnd() % 5) - 2;                      /* prod of 8: |x| <= 256, exact in bf16 */
-  int mid = (int)(rnd() % 17) - 8;                       /* sums of 8: |x| <= 64 */
-  int v = op == chorus_prod ? small : mid;
-  uint64_t bits = rnd();
-  switch (dt) {
-  case chorus_int8:
-  case chorus_uint8: ((uint8_t *)p)[i] = (uint8_t)bits; break;
-  case chorus_int32:
-  case chorus_uint32: ((uint32_t *)p)[i] = (uint32_t)bits; break;
-  case chorus_int64:
-  case chorus_uint64: ((uint64_t *)p)[i] = bits; break;
-  case chorus_float16: ((uint16_t *)p)[i] = red_f32_to_f16((float)v); break;
-  case chorus_bfloat16: ((uint16_t *)p)[i] = red_f32_to_bf16((float)v); break;
-  case chorus_float32: ((float *)p)[i] = (float)v; break;
-  default: ((double *)p)[i] = v; break;
-  }
-}
-
-/* acc[i] = acc[i] (op) x[i], reduce.h's arithmetic. */
-static void ref_apply(chorus_dtype_t dt, chorus_redop_t op, void *acc, const void *x, size_t i) {
-#define R_(tag, T)                                                                                                     \
-  {                                                                                                                    \
-    T *a = (T *)acc, b = ((const T *)x)[i];                                                                            \
-    a[i] = op == chorus_prod ? red_prod_##tag(a[i], b) : op == chorus_min ? red_min_##tag(a[i], b)                     \
-           : op == chorus_max ? red_max_##tag(a[i], b) : red_sum_##tag(a[i], b);                                       \
-  }                                                                                                                    \
-  break;
-  switch (dt) {
-  case chorus_int8: R_(i8, int8_t)
-  case chorus_uint8: R_(u8, uint8_t)
-  case chorus_int32: R_(i32, int32_t)
-  case chorus_uint32: R_(u32, uint32_t)
-  case chorus_int64: R_(i64, int64_t)
-  case chorus_uint64: R_(u64, uint64_t)
-  case chorus_float16: R_(f16, uint16_t)
-  case chorus_bfloat16: R_(bf16, uint16_t)
-  case chorus_float32: R_(f32, float)
-  default: R_(f64, double)
-  }
-#undef R_
-}
-
-static void ref_div(chorus_dtype_t dt, void *acc, size_t i, int n) {
-  switch (dt) {
-  case chorus_int8: ((int8_t *)acc)[i] = red_div_i8(((int8_t *)acc)[i], n); break;
-  case chorus_uint8: ((uint8_t *)acc)[i] = red_div_u8(((uint8_t *)acc)[i], n); break;
-  case chorus_int32: ((int32_t *)acc)[i] = red_div_i32(((int32_t *)acc)[i], n); break;
-  case chorus_uint32: ((uint32_t *)acc)[i] = red_div_u32(((uint32_t *)acc)[i], n); break;
-  case chorus_int64: ((int64_t *)acc)[i] = red_div_i64(((int64_t *)acc)[i], n); break;
-  case chorus_uint64: ((uint64_t *)acc)[i] = red_div_u64(((uint64_t *)acc)[i], n); break;
-  case chorus_float16: ((uint16_t *)acc)[i] = red_div_f16(((uint16_t *)acc)[i], n); break;
-  case chorus_bfloat16: ((uint16_t *)acc)[i] = red_div_bf16(((uint16_t *)acc)[i], n); break;
-  case chorus_float32: ((float *)acc)[i] = red_div_f32(((float *)acc)[i], n); break;
-  default: ((double *)acc)[i] = red_div_f64(((double *)acc)[i], n); break;
-  }
-}
 
 typedef struct {
   int n;
@@ -152,8 +88,8 @@ static long run_case(world_t *w, const char *algo, chorus_coll_t coll, chorus_dt
                      size_t count, int root, int inplace) {
   int n = w->n;
   size_t es = chorus_dtype_size(dt);
-  int in_u = coll == chorus_reducescatter || coll == chorus_alltoall ? n : 1;
-  int out_u = coll == chorus_allgather || coll == chorus_alltoall ? n : 1;
+  int in_u, out_u;
+  coll_units(coll, n, &in_u, &out_u);
   size_t inb = count * es * (size_t)in_u, outb = count * es * (size_t)out_u;
   if (inb > w->cap || outb > w->cap) return -1;
   for (int r = 0; r < n; r++) {
@@ -164,29 +100,7 @@ static long run_case(world_t *w, const char *algo, chorus_coll_t coll, chorus_dt
     if (inplace && cudaMemcpy(w->dout[r], w->hin[r], inb, cudaMemcpyHostToDevice) != cudaSuccess) return -1;
   }
   /* The reference. */
-  size_t unit = count * es;
-  for (int r = 0; r < n; r++) {
-    switch (coll) {
-    case chorus_allreduce:
-    case chorus_reduce:
-    case chorus_reducescatter: {
-      size_t off = coll == chorus_reducescatter ? (size_t)r * unit : 0;
-      memcpy(w->want[r], w->hin[0] + off, unit);
-      for (int q = 1; q < n; q++)
-        for (size_t i = 0; i < count; i++) ref_apply(dt, op, w->want[r], w->hin[q] + off, i);
-      if (op == chorus_avg)
-        for (size_t i = 0; i < count; i++) ref_div(dt, w->want[r], i, n);
-      break;
-    }
-    case chorus_broadcast: memcpy(w->want[r], w->hin[root], unit); break;
-    case chorus_allgather:
-      for (int q = 0; q < n; q++) memcpy(w->want[r] + (size_t)q * unit, w->hin[q], unit);
-      break;
-    default: /* alltoall */
-      for (int q = 0; q < n; q++) memcpy(w->want[r] + (size_t)q * unit, w->hin[q] + (size_t)r * unit, unit);
-      break;
-    }
-  }
+  for (int r = 0; r < n; r++) coll_want(coll, dt, op, n, r, root, count, w->hin, w->want[r]);
   for (int r = 0; r < n; r++) comm_force(w->comms[r], algo, 0);
   chorus_group_start();
   for (int r = 0; r < n; r++) {
@@ -274,6 +188,10 @@ static void test_large_and_in_place_calls_are_exact(void) {
           bad += wr != 0;
           if (wr < 0) break;
         }
+    /* Alltoall in place reads a staged copy of its input (cuda_stage). */
+    long wr = run_case(&w, "direct", chorus_alltoall, chorus_int32, chorus_sum, 100000 + rnd() % 100, 0, 1);
+    cases++;
+    bad += wr != 0;
     world_close(&w);
   }
   printf("  %ld cases\n", cases);
@@ -381,7 +299,7 @@ int main(int argc, char **argv) {
   }
   gpu_ok = 1;
   seed = getenv("CHORUS_TEST_SEED") ? strtoull(getenv("CHORUS_TEST_SEED"), NULL, 0) : (uint64_t)time(NULL);
-  rs = seed * 0x9e3779b97f4a7c15ull + 1;
+  coll_rs = seed * 0x9e3779b97f4a7c15ull + 1;
   printf("seed %llu (CHORUS_TEST_SEED to repeat)\n", (unsigned long long)seed);
   static const test_case_t tests[] = {TEST(test_every_collective_dtype_op_algorithm_on_1_to_8_ranks),
                                       TEST(test_large_and_in_place_calls_are_exact),

@@ -253,6 +253,13 @@ static __device__ void blk_reduce_any(void *d1, void *d2, const void *a, const v
 
 /* ---- one channel --------------------------------------------------------- */
 
+/* A block's shared memory. */
+struct kcu_shared_t {
+  uint64_t slen[KCU_MAX_SCRATCH + 1]; /* lengths of scratch chunks; the last carries a wait's meta */
+  uint32_t pos[KCU_MAX_CONNS];        /* next step of each connection */
+  int rc;                             /* the verdict of the last wait */
+};
+
 typedef struct {
   const kcu_args_t *a;
   const kcu_prog_t *p;
@@ -469,13 +476,18 @@ static __device__ int run_op(chan_t *x, const kcu_op_t *op) {
 }
 
 static __global__ void __launch_bounds__(KCU_THREADS, 1) kcu_run(kcu_args_t a) {
-  __shared__ uint64_t s_slen[KCU_MAX_SCRATCH + 1]; /* the last slot carries a wait's meta */
-  __shared__ uint32_t s_pos[KCU_MAX_CONNS];
-  __shared__ int s_rc;
+#ifndef KCU_EMULATE
+  __shared__ kcu_shared_t shared;
+  kcu_shared_t *sh = &shared;
+#else
+  kcu_shared_t *sh = kcu_emu_shared(); /* one per emulated block, seen by its threads */
+#endif
+  uint64_t *s_slen = sh->slen;
+  uint32_t *s_pos = sh->pos;
   const kcu_prog_t *p = a.prog;
   chan_t x;
   x.a = &a, x.p = p, x.ch = (int)blockIdx.x, x.k = p->nchunks;
-  x.slen = s_slen, x.pos = s_pos, x.rc = &s_rc, x.op_index = -1;
+  x.slen = s_slen, x.pos = s_pos, x.rc = &sh->rc, x.op_index = -1;
   geom_part(a.count, a.chan_elems, x.ch, &x.part_off, &x.part_len);
   if (!x.part_len) return;
   x.ce = geom_chunk_elems(x.part_len, x.k, a.es, a.ce_max);

@@ -1,14 +1,14 @@
 /* test_kern_emu.c -- the CUDA kernel's own device code run on the CPU
- * (kern_emu.cc: one host thread per block, every block of every rank at
- * once, as the GPU keeps them resident): shipped plans marshalled by
+ * (kern_emu.cc: a block is 3 host threads with a barrier for __syncthreads;
+ * every block of every rank runs at once, as the GPU keeps them resident): shipped plans marshalled by
  * cuda_args.c, argument geometry from cuda_args_call, rings in host memory
  * used by several calls in a row (the counters carry the positions), small
  * slots so that calls take many loop iterations and several steps per
  * chunk; every collective, algorithm, type and op on 1 to 8 ranks and 1 and
  * 3 channels, outputs poisoned, against the host reference; the standalone
  * reduce-copy at odd alignments; a mismatched call and a missing peer end in
- * the kernel's status codes, not a hang. What this cannot show: a block of
- * many threads (here blockDim is 1), the GPU's memory model, the CUDA
+ * the kernel's status codes, not a hang. What this cannot show: blocks of
+ * 512 threads and warps, the GPU's memory model (here C11's), the CUDA
  * runtime glue. */
 #include <pthread.h>
 #include <stdlib.h>

@@ -21,13 +21,12 @@ _Static_assert((int)KCU_BUF_INPUT == (int)PLAN_BUF_INPUT && (int)KCU_BUF_OUTPUT 
 _Static_assert(KCU_NSTEPS == EXEC_NSTEPS && KCU_STEPS_PER_CHUNK == EXEC_STEPS_PER_CHUNK,
                "the kernel's rings have the CPU engine's steps");
 _Static_assert(KCU_MAX_CHANNELS >= PLAN_MAX_CHANNELS, "every plan's channels fit the kernel");
-_Static_assert(sizeof(kcu_ring_t) <= KCU_SLOTS_OFFSET, "ring counters fit before the slots");
 
 static int conn_index(kcu_prog_t *k, int peer, int channel, int is_send) {
   for (int i = 0; i < k->nconns; i++)
     if (k->conns[i].peer == peer && k->conns[i].channel == channel && k->conns[i].is_send == is_send) return i;
   if (k->nconns == KCU_MAX_CONNS) return -1;
-  k->conns[k->nconns] = (kcu_conn_t){.ring = NULL, .peer = peer, .channel = channel, .is_send = is_send};
+  k->conns[k->nconns] = (kcu_conn_t){.ring = NULL, .slots = NULL, .peer = peer, .channel = channel, .is_send = is_send};
   return k->nconns++;
 }
 

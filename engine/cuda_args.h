@@ -12,8 +12,8 @@
 
 /* The flat program of `rank` in plan p (malloc'd, kcu_prog_bytes(nops)
  * long; the caller frees it). Connections are listed once per (peer,
- * channel, direction), in order of first use, with ring NULL: the executor
- * fills the device pointers. Fails with chorus_invalid_argument and a
+ * channel, direction), in order of first use, with ring and slots NULL: the
+ * executor fills the device pointers. Fails with chorus_invalid_argument and a
  * message naming the plan, the rank and the limit when the plan exceeds the
  * kernel's limits (KCU_MAX_CHANNELS, KCU_MAX_CONNS, KCU_MAX_SCRATCH,
  * KCU_MAX_OPS) or holds an op the kernel does not know. */

@@ -22,7 +22,8 @@ typedef struct {
   int *device;        /* [nranks] */
   int *on_device;     /* [nranks] ranks sharing rank i's device */
   int *sms;           /* [nranks] multiprocessors of rank i's device */
-  kcu_ring_t **rings; /* [(src * nranks + dst) * PLAN_MAX_CHANNELS + channel] */
+  kcu_ring_t **counters; /* [dst]: nranks * PLAN_MAX_CHANNELS, index src * PLAN_MAX_CHANNELS + channel, made at attach */
+  char **slots;          /* [(src * nranks + dst) * PLAN_MAX_CHANNELS + channel], made on first use */
   size_t step_bytes;
   uint32_t *abort_host;
   const volatile uint32_t *abort_dev;
@@ -31,15 +32,17 @@ typedef struct {
 
 typedef struct {
   const plan_t *plan;
-  kcu_prog_t *dprog; /* device */
-  char *scratch;     /* device, nchannels * scratch_stride */
+  kcu_prog_t *hprog;     /* pinned host copy, the source of the upload */
+  kcu_prog_t *dprog;     /* device */
+  char *scratch;         /* device, nchannels * scratch_stride */
+  cudaEvent_t uploaded;  /* recorded after the upload: every launch waits on it (on the device) */
 } prep_t;
 
 struct cuda_rank {
   clique_t *q;
   int device;
   uint32_t *claim;    /* device: which block of this rank's kernel reports (kcu_args_t.claim) */
-  void *setup_stream; /* memsets and uploads: never a kernel */
+  void *setup_stream; /* zeroing at attach, before any kernel: never a kernel */
   void *call_stream;  /* calls made with a NULL chorus stream */
   prep_t prep[COMM_MEMO];
   int nprep;
@@ -59,11 +62,13 @@ static void clique_unref(clique_t *q) {
   int left = --q->refs;
   pthread_mutex_unlock(&q->lock);
   if (left > 0) return;
-  for (size_t i = 0; q->rings && i < (size_t)q->nranks * q->nranks * PLAN_MAX_CHANNELS; i++)
-    if (q->rings[i]) cup_ring_free(q->device[i / PLAN_MAX_CHANNELS % q->nranks], q->rings[i]);
+  for (size_t i = 0; q->slots && i < (size_t)q->nranks * q->nranks * PLAN_MAX_CHANNELS; i++)
+    cup_free(q->device[i / PLAN_MAX_CHANNELS % q->nranks], q->slots[i]);
+  for (int r = 0; q->counters && r < q->nranks; r++) cup_free(q->device[r], q->counters[r]);
+  free(q->counters);
   cup_host_free(q->abort_host);
   cup_host_free(q->status_host);
-  free(q->rings);
+  free(q->slots);
   free(q->device);
   free(q->on_device);
   free(q->sms);
@@ -117,9 +122,10 @@ chorus_result_t cuda_attach(chorus_comm_t **comms, int nranks, const int *device
   q->device = calloc((size_t)nranks, sizeof *q->device);
   q->on_device = calloc((size_t)nranks, sizeof *q->on_device);
   q->sms = calloc((size_t)nranks, sizeof *q->sms);
-  q->rings = calloc((size_t)nranks * nranks * PLAN_MAX_CHANNELS, sizeof *q->rings);
+  q->slots = calloc((size_t)nranks * nranks * PLAN_MAX_CHANNELS, sizeof *q->slots);
+  q->counters = calloc((size_t)nranks, sizeof *q->counters);
   chorus_result_t res = chorus_success;
-  if (!q->device || !q->on_device || !q->sms || !q->rings) {
+  if (!q->device || !q->on_device || !q->sms || !q->slots || !q->counters) {
     res = err_set(chorus_out_of_memory, "out of memory for %d CUDA ranks", nranks);
     goto fail;
   }
@@ -161,6 +167,11 @@ chorus_result_t cuda_attach(chorus_comm_t **comms, int nranks, const int *device
                     cudaGetErrorString(e));
       goto fail;
     }
+    /* Every connection's counters into this rank, now, while no kernel of
+     * ours runs: zeroing later would be work on a stream, and a stream can
+     * queue behind a kernel that waits for this very rank. */
+    res = cup_counters_create(devices[r], (size_t)nranks * PLAN_MAX_CHANNELS, cr->setup_stream, &q->counters[r]);
+    if (res != chorus_success) goto fail;
     LOG_INFO_("INIT", "rank %d: CUDA device %d (%d multiprocessors, %d ranks on it)", r, devices[r], q->sms[r],
               q->on_device[r]);
   }
@@ -181,25 +192,30 @@ int cuda_max_channels(const chorus_comm_t *c) {
   return n < 1 ? 1 : n > PLAN_MAX_CHANNELS ? PLAN_MAX_CHANNELS : n;
 }
 
-/* The ring of (src -> dst, channel), made in dst's memory on first use. */
-static chorus_result_t ring_get(chorus_comm_t *c, int src, int dst, int ch, kcu_ring_t **out) {
+/* The connection (src -> dst, channel): counters made at attach, slots in
+ * dst's memory on first use (an allocation, no stream work). */
+static chorus_result_t conn_get(chorus_comm_t *c, int src, int dst, int ch, kcu_conn_t *cn) {
   clique_t *q = c->cuda->q;
   chorus_result_t res = chorus_success;
   pthread_mutex_lock(&q->lock);
-  kcu_ring_t **slot = &q->rings[((size_t)src * q->nranks + dst) * PLAN_MAX_CHANNELS + ch];
-  if (!*slot) {
-    res = cup_ring_create(q->device[dst], q->step_bytes, c->cuda->setup_stream, slot);
+  char **slots = &q->slots[((size_t)src * q->nranks + dst) * PLAN_MAX_CHANNELS + ch];
+  if (!*slots) {
+    res = cup_slots_create(q->device[dst], q->step_bytes, slots);
     if (res == chorus_success)
-      LOG_INFO_("INIT", "rank %d: CUDA ring %d -> %d channel %d on device %d", c->rank, src, dst, ch, q->device[dst]);
+      LOG_INFO_("INIT", "rank %d: CUDA connection %d -> %d channel %d on device %d", c->rank, src, dst, ch,
+                q->device[dst]);
   }
-  *out = *slot;
+  cn->slots = *slots;
+  cn->ring = q->counters[dst] + (size_t)src * PLAN_MAX_CHANNELS + ch;
   pthread_mutex_unlock(&q->lock);
   cudaSetDevice(c->cuda->device);
   return res;
 }
 
-/* This rank's flat program of p on the device, with its rings and scratch. */
-static chorus_result_t prepare(chorus_comm_t *c, const plan_t *p, prep_t **out) {
+/* This rank's flat program of p on the device, with its connections and
+ * scratch. The upload is ordered on `stream` before the launch that
+ * follows, and nothing here waits for a stream. */
+static chorus_result_t prepare(chorus_comm_t *c, const plan_t *p, cudaStream_t stream, prep_t **out) {
   struct cuda_rank *cr = c->cuda;
   for (int i = 0; i < cr->nprep; i++)
     if (cr->prep[i].plan == p) return *out = &cr->prep[i], chorus_success;
@@ -211,8 +227,7 @@ static chorus_result_t prepare(chorus_comm_t *c, const plan_t *p, prep_t **out) 
   if (res != chorus_success) return comm_fail(c, res, "rank %d: %s", c->rank, chorus_last_error());
   for (int i = 0; i < k->nconns && res == chorus_success; i++) {
     kcu_conn_t *cn = &k->conns[i];
-    res = cn->is_send ? ring_get(c, c->rank, cn->peer, cn->channel, &cn->ring)
-                      : ring_get(c, cn->peer, c->rank, cn->channel, &cn->ring);
+    res = cn->is_send ? conn_get(c, c->rank, cn->peer, cn->channel, cn) : conn_get(c, cn->peer, c->rank, cn->channel, cn);
   }
   if (res != chorus_success) {
     free(k);
@@ -220,13 +235,17 @@ static chorus_result_t prepare(chorus_comm_t *c, const plan_t *p, prep_t **out) 
   }
   prep_t *pp = &cr->prep[cr->nprep];
   *pp = (prep_t){.plan = p};
-  cudaError_t e = cudaMalloc((void **)&pp->dprog, bytes);
-  if (e == cudaSuccess) e = cudaMemcpyAsync(pp->dprog, k, bytes, cudaMemcpyHostToDevice, cr->setup_stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(cr->setup_stream);
   size_t sbytes = (size_t)p->nchannels * p->scratch_chunks * c->chunk_bytes;
+  cudaError_t e = cudaHostAlloc((void **)&pp->hprog, bytes, cudaHostAllocPortable);
+  if (e == cudaSuccess) memcpy(pp->hprog, k, bytes);
+  if (e == cudaSuccess) e = cudaMalloc((void **)&pp->dprog, bytes);
   if (e == cudaSuccess && sbytes) e = cudaMalloc((void **)&pp->scratch, sbytes);
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&pp->uploaded, cudaEventDisableTiming);
+  if (e == cudaSuccess) e = cudaMemcpyAsync(pp->dprog, pp->hprog, bytes, cudaMemcpyHostToDevice, stream);
+  if (e == cudaSuccess) e = cudaEventRecord(pp->uploaded, stream);
   free(k);
   if (e != cudaSuccess) {
+    cudaFreeHost(pp->hprog);
     cudaFree(pp->dprog);
     cudaFree(pp->scratch);
     return cu_err(c, e, "uploading a plan's program");
@@ -278,9 +297,12 @@ chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const call_t *
   chorus_result_t res = check_buffer(c, k->sendbuf, "sendbuf");
   if (res == chorus_success) res = check_buffer(c, k->recvbuf, "recvbuf");
   if (res != chorus_success) return res;
+  void *stream = k->cuda_stream ? k->cuda_stream : cr->call_stream;
   prep_t *pp = NULL;
-  res = prepare(c, p, &pp);
+  res = prepare(c, p, (cudaStream_t)stream, &pp);
   if (res != chorus_success) return res;
+  e = cudaStreamWaitEvent((cudaStream_t)stream, pp->uploaded, 0); /* a call on another stream than the upload's */
+  if (e != cudaSuccess) return cu_err(c, e, "ordering the launch after the program's upload");
   int divide = k->op == chorus_avg && plan_coll_reduces(k->coll) && k->recvbuf &&
                        (k->coll != chorus_reduce || c->rank == k->root)
                    ? c->nranks
@@ -292,7 +314,6 @@ chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const call_t *
   a.status = &q->status_dev[c->rank];
   a.claim = cr->claim;
   a.abort = q->abort_dev;
-  void *stream = k->cuda_stream ? k->cuda_stream : cr->call_stream;
   char err[256];
   if (kcu_launch(&a, p->nchannels, stream, err, sizeof err) != 0)
     return comm_fail(c, chorus_system_error, "rank %d: CUDA device %d: %s", c->rank, cr->device, err);
@@ -361,6 +382,8 @@ void cuda_comm_release(chorus_comm_t *c) {
   for (int i = 0; i < cr->nprep; i++) {
     cudaFree(cr->prep[i].dprog);
     cudaFree(cr->prep[i].scratch);
+    cudaFreeHost(cr->prep[i].hprog);
+    cudaEventDestroy(cr->prep[i].uploaded);
   }
   cudaFree(cr->claim);
   cuda_stream_free(cr->setup_stream);
@@ -370,14 +393,12 @@ void cuda_comm_release(chorus_comm_t *c) {
   c->cuda = NULL;
 }
 
-chorus_result_t cuda_buf_alloc(int device, size_t bytes, void **out) {
+chorus_result_t cuda_buf_alloc(int device, size_t bytes, void *stream, void **out) {
   cudaError_t e = cudaSetDevice(device);
   if (e == cudaSuccess) e = cudaMalloc(out, bytes ? bytes : 1);
-  /* Touched once, before any timing; on the legacy stream, which waits for
-   * no kernel of the ranks' non-blocking streams (a device-wide wait here
-   * could wait on a rank whose peer is this thread). */
-  if (e == cudaSuccess) e = cudaMemset(*out, 0, bytes ? bytes : 1);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);
+  /* Touched once, before any timing. */
+  if (e == cudaSuccess) e = cudaMemsetAsync(*out, 0, bytes ? bytes : 1, (cudaStream_t)stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize((cudaStream_t)stream);
   if (e != cudaSuccess)
     return err_set(e == cudaErrorMemoryAllocation ? chorus_out_of_memory : chorus_system_error,
                    "CUDA device %d: allocating %zu bytes: %s", device, bytes, cudaGetErrorString(e));
@@ -388,8 +409,10 @@ void cuda_buf_free(void *p) {
   if (p) cudaFree(p);
 }
 
-chorus_result_t cuda_buf_copy(void *dst, const void *src, size_t bytes, int to_host) {
-  cudaError_t e = cudaMemcpy(dst, src, bytes, to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice);
+chorus_result_t cuda_buf_copy(void *dst, const void *src, size_t bytes, int to_host, void *stream) {
+  cudaError_t e = cudaMemcpyAsync(dst, src, bytes, to_host ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice,
+                                  (cudaStream_t)stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize((cudaStream_t)stream);
   if (e != cudaSuccess) return err_set(chorus_system_error, "CUDA copy of %zu bytes: %s", bytes, cudaGetErrorString(e));
   return chorus_success;
 }
@@ -417,8 +440,10 @@ chorus_result_t cuda_stream_new(void **stream) { return none(); }
 chorus_result_t cuda_stream_sync(void *stream) { return none(); }
 int cuda_stream_idle(void *stream) { return 1; }
 void cuda_stream_free(void *stream) {}
-chorus_result_t cuda_buf_alloc(int device, size_t bytes, void **out) { return none(); }
+chorus_result_t cuda_buf_alloc(int device, size_t bytes, void *stream, void **out) { return none(); }
 void cuda_buf_free(void *p) {}
-chorus_result_t cuda_buf_copy(void *dst, const void *src, size_t bytes, int to_host) { return none(); }
+chorus_result_t cuda_buf_copy(void *dst, const void *src, size_t bytes, int to_host, void *stream) {
+  return none();
+}
 
 #endif

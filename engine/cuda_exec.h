@@ -52,10 +52,13 @@ chorus_result_t cuda_stream_sync(void *stream);
 int cuda_stream_idle(void *stream); /* 1 when nothing is left to run (or it failed: sync says how) */
 void cuda_stream_free(void *stream);
 
-/* Device memory for tools and tests (chorus perf): allocate on `device`,
- * free, and synchronous copies (kind: 0 host to device, 1 device to host). */
-chorus_result_t cuda_buf_alloc(int device, size_t bytes, void **out);
+/* Device memory for tools and tests (chorus perf): allocate on `device` and
+ * zero, free, and copy (to_host: device to host, else host to device), the
+ * work done on `stream` (a cudaStream_t of the caller's rank) and waited
+ * for: never on the legacy stream, whose queue may hold another rank's
+ * kernel that waits for this one. */
+chorus_result_t cuda_buf_alloc(int device, size_t bytes, void *stream, void **out);
 void cuda_buf_free(void *p);
-chorus_result_t cuda_buf_copy(void *dst, const void *src, size_t bytes, int to_host);
+chorus_result_t cuda_buf_copy(void *dst, const void *src, size_t bytes, int to_host, void *stream);
 
 #endif

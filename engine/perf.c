@@ -165,6 +165,7 @@ typedef struct {
   chorus_comm_t *comm;
   chorus_comm_t *ctl;       /* the bookkeeping allreduces (host buffers): comm, or a host twin of a CUDA one */
   chorus_stream_t *stream;  /* CUDA: this rank's stream; NULL on the host */
+  void *cu;                 /* CUDA: its cudaStream_t, for the copies */
   char *dsend, *drecv;      /* CUDA: the device buffers (send/recv are their host images) */
   int rank, nranks, nhosts;
   char *send, *recv;
@@ -287,15 +288,15 @@ static chorus_result_t run_point(rank_t *R, size_t count, int inplace, double *t
   if (o->check) {
     prepare(R, count, inplace, &in, &out);
     if (R->dsend) {
-      res = cuda_buf_copy(R->dsend, R->send, R->sendcap, 0);
-      if (res == chorus_success) res = cuda_buf_copy(R->drecv, R->recv, R->recvcap, 0);
+      res = cuda_buf_copy(R->dsend, R->send, R->sendcap, 0, R->cu);
+      if (res == chorus_success) res = cuda_buf_copy(R->drecv, R->recv, R->recvcap, 0, R->cu);
       if (res != chorus_success) return res;
     }
     res = run_once(R, in, out, count);
     if (res != chorus_success) return res;
     if (R->dsend) {
-      res = cuda_buf_copy(R->send, R->dsend, R->sendcap, 1);
-      if (res == chorus_success) res = cuda_buf_copy(R->recv, R->drecv, R->recvcap, 1);
+      res = cuda_buf_copy(R->send, R->dsend, R->sendcap, 1, R->cu);
+      if (res == chorus_success) res = cuda_buf_copy(R->recv, R->drecv, R->recvcap, 1, R->cu);
       if (res != chorus_success) return res;
     }
     *wrong = check(R, count, out);
@@ -364,9 +365,10 @@ static int run_rank(rank_t *R) {
   memset(R->recv, 0, R->recvcap);
   if (!R->ctl) R->ctl = R->comm;
   if (o->device >= 0) {
-    chorus_result_t res = cuda_buf_alloc(o->device, R->sendcap, (void **)&R->dsend);
-    if (res == chorus_success) res = cuda_buf_alloc(o->device, R->recvcap, (void **)&R->drecv);
-    if (res == chorus_success) res = chorus_stream_create_cuda(&R->stream, NULL);
+    chorus_result_t res = chorus_stream_create_cuda(&R->stream, NULL);
+    if (res == chorus_success) res = chorus_stream_cuda_handle(R->stream, &R->cu);
+    if (res == chorus_success) res = cuda_buf_alloc(o->device, R->sendcap, R->cu, (void **)&R->dsend);
+    if (res == chorus_success) res = cuda_buf_alloc(o->device, R->recvcap, R->cu, (void **)&R->drecv);
     if (res != chorus_success) {
       fprintf(stderr, "chorus perf: rank %d: %s\n", R->rank, chorus_last_error());
       return 1;

@@ -7,7 +7,7 @@
  *
  * Protocol (simple): a connection has KCU_NSTEPS slots of step_bytes in the
  * receiver's device memory, and head/tail counters and per-step metadata
- * beside them. The sender waits until tail lets slot `head` be reused,
+ * (kcu_ring_t) there too. The sender waits until tail lets slot `head` be reused,
  * writes the step, fences (__threadfence_system), writes the metadata and
  * publishes head + 1 with a release store; the receiver polls head with
  * acquire loads, reads the slot through L2 (never a stale L1 line), and
@@ -35,7 +35,6 @@ extern "C" {
 #define KCU_MAX_SCRATCH 256    /* scratch chunks per channel */
 #define KCU_MAX_OPS (1u << 20) /* ops of one rank's program, all channels */
 #define KCU_THREADS 512        /* threads per block (one block per channel) */
-#define KCU_SLOTS_OFFSET 1024  /* slots start here inside a ring's allocation */
 
 /* Op codes: the plan IR's, by value (cuda_args.c checks the mapping). */
 enum {
@@ -50,7 +49,7 @@ enum {
 };
 enum { KCU_BUF_INPUT = 0, KCU_BUF_OUTPUT, KCU_BUF_SCRATCH };
 
-/* Device memory of one connection, in the receiver's memory. */
+/* The counters of one connection, in the receiver's device memory. */
 typedef struct {
   uint32_t head; /* steps posted by the sender */
   uint32_t pad0[31];
@@ -59,9 +58,11 @@ typedef struct {
   uint64_t meta[KCU_NSTEPS]; /* bytes | KCU_MORE in the low 32 bits, the call's tag in the high 32 */
 } kcu_ring_t;
 
-/* One connection of a program: its ring (device pointer) and which end. */
+/* One connection of a program: its counters and slots (device pointers) and
+ * which end this rank is. */
 typedef struct {
   kcu_ring_t *ring;
+  char *slots; /* KCU_NSTEPS * step_bytes */
   int32_t peer, channel, is_send, pad;
 } kcu_conn_t;
 

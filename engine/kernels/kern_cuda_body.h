@@ -329,12 +329,12 @@ static __device__ int blk_wait(chan_t *x, int in, int out, char **islot, uint64_
   if (rc != KCU_OK) return rc;
   if (in >= 0) {
     const kcu_conn_t *c = &x->p->conns[in];
-    *islot = (char *)c->ring + KCU_SLOTS_OFFSET + (size_t)(x->pos[in] % KCU_NSTEPS) * x->a->step_bytes;
+    *islot = c->slots + (size_t)(x->pos[in] % KCU_NSTEPS) * x->a->step_bytes;
     *meta = x->slen[KCU_MAX_SCRATCH];
   }
   if (out >= 0) {
     const kcu_conn_t *c = &x->p->conns[out];
-    *oslot = (char *)c->ring + KCU_SLOTS_OFFSET + (size_t)(x->pos[out] % KCU_NSTEPS) * x->a->step_bytes;
+    *oslot = c->slots + (size_t)(x->pos[out] % KCU_NSTEPS) * x->a->step_bytes;
   }
   __syncthreads(); /* everyone has read the shared verdict and meta before thread 0 writes them again */
   return KCU_OK;

@@ -12,30 +12,38 @@ static chorus_result_t cup_err(cudaError_t e, const char *what, int device) {
                  device, what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-chorus_result_t cup_ring_create(int device, size_t step_bytes, void *stream, kcu_ring_t **out) {
+chorus_result_t cup_counters_create(int device, size_t n, void *stream, kcu_ring_t **out) {
   *out = NULL;
   cudaError_t e = cudaSetDevice(device);
   if (e != cudaSuccess) return cup_err(e, "selecting the device", device);
-  size_t bytes = KCU_SLOTS_OFFSET + (size_t)KCU_NSTEPS * step_bytes;
   void *p = NULL;
-  e = cudaMalloc(&p, bytes);
-  if (e != cudaSuccess) return cup_err(e, "allocating a connection's slots", device);
-  /* Only the counters need zeros; a stream of our own, never the legacy one,
-   * so that this waits for nobody's kernel. */
-  e = cudaMemsetAsync(p, 0, KCU_SLOTS_OFFSET, (cudaStream_t)stream);
+  e = cudaMalloc(&p, n * sizeof(kcu_ring_t));
+  if (e != cudaSuccess) return cup_err(e, "allocating connection counters", device);
+  e = cudaMemsetAsync(p, 0, n * sizeof(kcu_ring_t), (cudaStream_t)stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize((cudaStream_t)stream);
   if (e != cudaSuccess) {
     cudaFree(p);
-    return cup_err(e, "zeroing a connection's counters", device);
+    return cup_err(e, "zeroing connection counters", device);
   }
   *out = p;
   return chorus_success;
 }
 
-void cup_ring_free(int device, kcu_ring_t *r) {
-  if (!r) return;
+chorus_result_t cup_slots_create(int device, size_t step_bytes, char **out) {
+  *out = NULL;
+  cudaError_t e = cudaSetDevice(device);
+  if (e != cudaSuccess) return cup_err(e, "selecting the device", device);
+  void *p = NULL;
+  e = cudaMalloc(&p, (size_t)KCU_NSTEPS * step_bytes);
+  if (e != cudaSuccess) return cup_err(e, "allocating a connection's slots", device);
+  *out = p;
+  return chorus_success;
+}
+
+void cup_free(int device, void *p) {
+  if (!p) return;
   cudaSetDevice(device);
-  cudaFree(r);
+  cudaFree(p);
 }
 
 chorus_result_t cup_enable_peer(int from, int to) {

@@ -13,10 +13,14 @@
 #include "chorus.h"
 #include "kern_cuda.h"
 
-/* A zeroed ring of KCU_NSTEPS slots of step_bytes on `device`, zeroed in
- * order on `stream` (a cudaStream_t that runs no kernel) and waited for. */
-chorus_result_t cup_ring_create(int device, size_t step_bytes, void *stream, kcu_ring_t **out);
-void cup_ring_free(int device, kcu_ring_t *r);
+/* n zeroed connection counters on `device`, zeroed on `stream` and waited
+ * for: made when no collective kernel runs yet (a wait on a stream could
+ * otherwise queue behind a kernel that waits on this rank). */
+chorus_result_t cup_counters_create(int device, size_t n, void *stream, kcu_ring_t **out);
+/* The KCU_NSTEPS slots of step_bytes of one connection on `device`: an
+ * allocation only, no work on any stream, so safe while kernels run. */
+chorus_result_t cup_slots_create(int device, size_t step_bytes, char **out);
+void cup_free(int device, void *p);
 
 /* Let kernels on `from` read and write memory of `to` (nothing when equal). */
 chorus_result_t cup_enable_peer(int from, int to);

@@ -33,7 +33,7 @@ static size_t check_plan(const plan_t *p) {
     CHECK_TRUE(bytes == kcu_prog_bytes(k->nops));
     /* Connections: each (peer, channel, direction) once, peers in range. */
     for (int i = 0; i < k->nconns; i++) {
-      CHECK_TRUE(k->conns[i].ring == NULL);
+      CHECK_TRUE(k->conns[i].ring == NULL && k->conns[i].slots == NULL);
       CHECK_TRUE(k->conns[i].peer >= 0 && k->conns[i].peer < p->nranks && k->conns[i].peer != r);
       for (int j = 0; j < i; j++)
         CHECK_TRUE(k->conns[j].peer != k->conns[i].peer || k->conns[j].channel != k->conns[i].channel ||

@@ -30,22 +30,25 @@ void kcu_emu_reduce_copy(void *d1, void *d2, const void *a, const void *b, size_
 typedef struct {
   int n;
   kcu_ring_t *rings[MAXR][MAXR][PLAN_MAX_CHANNELS]; /* [src][dst][channel] */
+  char *slots[MAXR][MAXR][PLAN_MAX_CHANNELS];
   uint32_t abort_word;
 } emu_world_t;
 
-static kcu_ring_t *ring_of(emu_world_t *w, int src, int dst, int ch) {
-  kcu_ring_t **r = &w->rings[src][dst][ch];
-  if (!*r) {
-    *r = aligned_alloc(64, KCU_SLOTS_OFFSET + KCU_NSTEPS * STEP);
-    memset(*r, 0, KCU_SLOTS_OFFSET);
+/* The connection src -> dst on channel ch: zeroed counters, slots made once. */
+static void conn_of(emu_world_t *w, int src, int dst, int ch, kcu_conn_t *c) {
+  if (!w->rings[src][dst][ch]) {
+    w->rings[src][dst][ch] = aligned_alloc(64, (sizeof(kcu_ring_t) + 63) / 64 * 64);
+    memset(w->rings[src][dst][ch], 0, sizeof(kcu_ring_t));
+    w->slots[src][dst][ch] = aligned_alloc(64, KCU_NSTEPS * STEP);
   }
-  return *r;
+  c->ring = w->rings[src][dst][ch];
+  c->slots = w->slots[src][dst][ch];
 }
 
 static void world_free(emu_world_t *w) {
   for (int a = 0; a < MAXR; a++)
     for (int b = 0; b < MAXR; b++)
-      for (int c = 0; c < PLAN_MAX_CHANNELS; c++) free(w->rings[a][b][c]);
+      for (int c = 0; c < PLAN_MAX_CHANNELS; c++) free(w->rings[a][b][c]), free(w->slots[a][b][c]);
   memset(w, 0, sizeof *w);
 }
 
@@ -81,7 +84,8 @@ static int emu_run(emu_world_t *w, const plan_t *p, chorus_dtype_t dt, chorus_re
     if (cuda_args_marshal(p, r, &k->prog[r], &bytes) != chorus_success) return -1;
     for (int i = 0; i < k->prog[r]->nconns; i++) {
       kcu_conn_t *c = &k->prog[r]->conns[i];
-      c->ring = c->is_send ? ring_of(w, r, c->peer, c->channel) : ring_of(w, c->peer, r, c->channel);
+      if (c->is_send) conn_of(w, r, c->peer, c->channel, c);
+      else conn_of(w, c->peer, r, c->channel, c);
     }
     int divide = op == chorus_avg && plan_coll_reduces(p->coll) && (p->coll != chorus_reduce || r == root) ? n : 0;
     cuda_args_call(&k->args[r], k->prog[r], p->nchannels, p->scratch_chunks, counts[r], dt, op, CHUNK, STEP, tag_of[r],

@@ -33,6 +33,8 @@ static __device__ __forceinline__ void st_release(uint32_t *p, uint32_t v) {
 static __device__ __forceinline__ uint64_t ld_volatile64(const uint64_t *p) {
   return *(const volatile uint64_t *)p;
 }
+static __device__ __forceinline__ uint32_t ld_abort(const volatile uint32_t *p) { return *p; }
+static __device__ __forceinline__ void st_abort(const volatile uint32_t *p) { *(volatile uint32_t *)p = 1u; }
 static __device__ __forceinline__ uint64_t now_ns(void) {
   uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -68,6 +70,8 @@ static inline uint32_t ld_acquire(const uint32_t *p) { return __atomic_load_n(p,
 static inline void st_release(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 static inline uint64_t ld_volatile64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 template <typename T> static inline T ld_slot(const T *p) { return *p; } /* ordered by the acquire of head */
+static inline uint32_t ld_abort(const volatile uint32_t *p) { return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED); }
+static inline void st_abort(const volatile uint32_t *p) { __atomic_store_n((uint32_t *)p, 1u, __ATOMIC_RELAXED); }
 static inline uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -286,7 +290,7 @@ static __device__ int fail(chan_t *x, int code, int peer, int sending, uint32_t 
     __threadfence_system();
     s->code = (uint32_t)code;
   }
-  *(volatile uint32_t *)x->a->abort = 1u;
+  st_abort(x->a->abort);
   __threadfence_system();
   return code;
 }
@@ -299,7 +303,7 @@ static __device__ int wait_for(chan_t *x, const uint32_t *word, uint32_t target,
   for (uint32_t spins = 0; (int32_t)(ld_acquire(word) - target) < 0;) {
     KCU_POLL_HINT();
     if ((++spins & 1023u) == 0) {
-      if (*x->a->abort) return fail(x, KCU_ABORTED, peer, sending, 0, 0);
+      if (ld_abort(x->a->abort)) return fail(x, KCU_ABORTED, peer, sending, 0, 0);
       uint64_t t = now_ns();
       if (!t0) t0 = t;
       else if (x->a->timeout_ns && t - t0 > x->a->timeout_ns) return fail(x, KCU_TIMEOUT, peer, sending, 0, t - t0);

@@ -340,7 +340,7 @@ static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, 
   const plan_t *p;
   chorus_result_t res = plan_cache_get(c->cache, &req, (int)param_int(PARAM_VERIFY), &p, &err);
   if (res != chorus_success) return err_set(res, "%s", err.msg);
-  /* A CUDA communicator's kernels use device rings made on first use
+  /* A CUDA communicator's kernels use device connections and scratch
    * (cuda_exec.c): no host connections, no host scratch. */
   if (c->cuda) goto memo;
   /* Make its connections; every rank does so in the same call. */

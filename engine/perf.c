@@ -599,16 +599,25 @@ int cmd_perf(int argc, char **argv) {
       /* The CUDA ranks, and host twins for the bookkeeping (times, counts). */
       int *devs = calloc((size_t)o.nranks, sizeof *devs);
       ctls = calloc((size_t)o.nranks, sizeof *ctls);
-      if (!devs || !ctls) return fprintf(stderr, "chorus perf: out of memory\n"), 1;
-      for (int r = 0; r < o.nranks; r++) devs[r] = o.device;
-      res = chorus_comm_init_all_cuda(comms, o.nranks, devs);
+      res = chorus_out_of_memory;
+      if (devs && ctls) {
+        for (int r = 0; r < o.nranks; r++) devs[r] = o.device;
+        res = chorus_comm_init_all_cuda(comms, o.nranks, devs);
+        if (res == chorus_success) res = chorus_comm_init_all(ctls, o.nranks);
+      }
       free(devs);
-      if (res == chorus_success) res = chorus_comm_init_all(ctls, o.nranks);
     } else {
       res = chorus_comm_init_all(comms, o.nranks);
     }
     if (res != chorus_success) {
-      fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res), chorus_last_error());
+      fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res),
+              res == chorus_out_of_memory && !chorus_last_error()[0] ? "out of memory" : chorus_last_error());
+      for (int r = 0; r < o.nranks; r++) /* whichever set was made before the other failed */
+        if (comms[r]) chorus_comm_destroy(comms[r]);
+      free(comms);
+      free(ctls);
+      free(t);
+      free(th);
       return 1;
     }
     FILE *csv = open_csv(&o);

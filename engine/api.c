@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "comm.h"
+#include "cuda_exec.h"
 #include "kernels.h"
 
 static const char *const dtype_names[chorus_num_dtypes] = {"int8",  "uint8", "int32",    "uint32", "int64",
@@ -43,7 +44,13 @@ chorus_result_t chorus_redop_parse(const char *name, chorus_redop_t *out) {
   return err_set(chorus_invalid_argument, "'%s' is not a reduction op (sum, prod, min, max, avg)", name);
 }
 
-/* --- streams --- */
+/* --- streams ---
+ * A host stream is a thread running queued batches in order. A CUDA stream
+ * wraps a cudaStream_t: a call plans and launches its kernel on the calling
+ * thread and returns; synchronize waits for the cudaStream_t and then asks
+ * every communicator that launched on it for its kernels' verdict. */
+
+#define STREAM_COMMS 64
 
 typedef struct task {
   struct task *next;
@@ -60,6 +67,10 @@ struct chorus_stream {
   int busy, quit;
   chorus_result_t error;
   char errmsg[1024];
+  void *cu;     /* the cudaStream_t of a CUDA stream, NULL for a host stream */
+  int owns_cu;  /* made by chorus_stream_create_cuda(..., NULL) */
+  chorus_comm_t *comms[STREAM_COMMS]; /* CUDA: communicators launched on it since the last wait */
+  int ncomms;
 };
 
 static void *stream_main(void *arg) {
@@ -110,8 +121,74 @@ static chorus_result_t stream_error(chorus_stream_t *s) {
   return s->error;
 }
 
+chorus_result_t chorus_stream_create_cuda(chorus_stream_t **out, void *cuda_stream) {
+  if (!out) return err_set(chorus_invalid_argument, "chorus_stream_create_cuda: NULL argument");
+  if (!cuda_built()) return cuda_stream_new(&cuda_stream); /* says why */
+  chorus_stream_t *s = calloc(1, sizeof *s);
+  if (!s) return err_set(chorus_out_of_memory, "out of memory for a stream");
+  pthread_mutex_init(&s->lock, NULL);
+  s->cu = cuda_stream;
+  if (!s->cu) {
+    chorus_result_t r = cuda_stream_new(&s->cu);
+    if (r != chorus_success) {
+      pthread_mutex_destroy(&s->lock);
+      free(s);
+      return r;
+    }
+    s->owns_cu = 1;
+  }
+  *out = s;
+  return chorus_success;
+}
+
+chorus_result_t chorus_stream_cuda_handle(const chorus_stream_t *s, void **cuda_stream) {
+  if (!s || !cuda_stream) return err_set(chorus_invalid_argument, "chorus_stream_cuda_handle: NULL argument");
+  if (!s->cu) return err_set(chorus_invalid_argument, "chorus_stream_cuda_handle: a host stream has no CUDA stream");
+  *cuda_stream = s->cu;
+  return chorus_success;
+}
+
+/* CUDA: the kernels' verdicts once the cudaStream_t is idle (s->lock held). */
+static chorus_result_t cuda_verdict(chorus_stream_t *s) {
+  chorus_result_t r = cuda_stream_sync(s->cu);
+  if (r != chorus_success && !s->error) {
+    s->error = r;
+    snprintf(s->errmsg, sizeof s->errmsg, "%s", chorus_last_error());
+  }
+  for (int i = 0; i < s->ncomms; i++) {
+    chorus_result_t e = cuda_comm_poll(s->comms[i]);
+    if (e != chorus_success && !s->error) {
+      s->error = e;
+      snprintf(s->errmsg, sizeof s->errmsg, "%s", chorus_comm_error_string(s->comms[i]));
+    }
+  }
+  s->ncomms = 0;
+  return stream_error(s);
+}
+
+/* CUDA: remember a communicator that launched on s. */
+static chorus_result_t cuda_note(chorus_stream_t *s, chorus_comm_t *c) {
+  pthread_mutex_lock(&s->lock);
+  int i = 0;
+  while (i < s->ncomms && s->comms[i] != c) i++;
+  chorus_result_t r = chorus_success;
+  if (i == s->ncomms) {
+    if (s->ncomms < STREAM_COMMS) s->comms[s->ncomms++] = c;
+    else r = err_set(chorus_invalid_usage, "more than %d communicators launched on one CUDA stream between waits",
+                     STREAM_COMMS);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return r;
+}
+
 chorus_result_t chorus_stream_synchronize(chorus_stream_t *s) {
   if (!s) return chorus_success;
+  if (s->cu) {
+    pthread_mutex_lock(&s->lock);
+    chorus_result_t r = cuda_verdict(s);
+    pthread_mutex_unlock(&s->lock);
+    return r;
+  }
   pthread_mutex_lock(&s->lock);
   while (s->head) pthread_cond_wait(&s->done, &s->lock);
   chorus_result_t r = stream_error(s);
@@ -121,6 +198,19 @@ chorus_result_t chorus_stream_synchronize(chorus_stream_t *s) {
 
 chorus_result_t chorus_stream_query(chorus_stream_t *s) {
   if (!s) return chorus_success;
+  if (s->cu) {
+    pthread_mutex_lock(&s->lock);
+    for (int i = 0; i < s->ncomms && !s->error; i++) {
+      chorus_result_t e = cuda_comm_poll(s->comms[i]); /* a kernel's failure shows while others still run */
+      if (e != chorus_success) {
+        s->error = e;
+        snprintf(s->errmsg, sizeof s->errmsg, "%s", chorus_comm_error_string(s->comms[i]));
+      }
+    }
+    chorus_result_t r = s->error ? stream_error(s) : cuda_stream_idle(s->cu) ? cuda_verdict(s) : chorus_in_progress;
+    pthread_mutex_unlock(&s->lock);
+    return r;
+  }
   pthread_mutex_lock(&s->lock);
   chorus_result_t r = s->head ? chorus_in_progress : stream_error(s);
   if (s->head && s->error) r = stream_error(s);
@@ -131,6 +221,12 @@ chorus_result_t chorus_stream_query(chorus_stream_t *s) {
 chorus_result_t chorus_stream_destroy(chorus_stream_t *s) {
   if (!s) return err_set(chorus_invalid_argument, "chorus_stream_destroy: stream is NULL");
   chorus_result_t r = chorus_stream_synchronize(s);
+  if (s->cu) {
+    if (s->owns_cu) cuda_stream_free(s->cu);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+    return r;
+  }
   pthread_mutex_lock(&s->lock);
   s->quit = 1;
   pthread_cond_broadcast(&s->cond);
@@ -220,6 +316,11 @@ chorus_result_t chorus_group_end(void) {
   }
   int inline_ones = 0;
   for (int k = 0; k < nb; k++) {
+    if (streams[k] && streams[k]->cu) {
+      chorus_result_t r = cuda_note(streams[k], b[k].comm);
+      if (r != chorus_success && res == chorus_success) res = r;
+      streams[k] = NULL; /* launched like an inline batch: the kernels run on the CUDA stream */
+    }
     if (streams[k]) {
       chorus_result_t r = stream_push(streams[k], b[k].comm, b[k].calls, b[k].n);
       if (r != chorus_success && res == chorus_success) res = r;
@@ -264,8 +365,17 @@ cleanup:
   return res;
 }
 
-static chorus_result_t submit(const call_t *k, chorus_stream_t *s) {
-  if (!k->comm) return err_set(chorus_invalid_argument, "the communicator is NULL");
+static chorus_result_t submit(const call_t *kin, chorus_stream_t *s) {
+  if (!kin->comm) return err_set(chorus_invalid_argument, "the communicator is NULL");
+  call_t kc = *kin;
+  const call_t *k = &kc;
+  if (s && s->cu && !kc.comm->cuda)
+    return err_set(chorus_invalid_argument, "a CUDA stream needs a communicator bound to a CUDA device "
+                                            "(chorus_comm_init_all_cuda)");
+  if (s && !s->cu && kc.comm->cuda)
+    return err_set(chorus_invalid_argument, "a CUDA communicator needs a CUDA stream (chorus_stream_create_cuda) "
+                                            "or NULL");
+  if (s && s->cu) kc.cuda_stream = s->cu;
   if (group_depth > 0) {
     if (nheld == capheld) {
       int cap = capheld ? capheld * 2 : 16;
@@ -275,6 +385,10 @@ static chorus_result_t submit(const call_t *k, chorus_stream_t *s) {
     }
     held[nheld++] = (held_t){*k, s};
     return chorus_success;
+  }
+  if (s && s->cu) {
+    chorus_result_t r = cuda_note(s, k->comm);
+    return r != chorus_success ? r : exec_calls(k->comm, k, 1);
   }
   if (s) return stream_push(s, k->comm, k, 1);
   return exec_calls(k->comm, k, 1);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "cuda_exec.h"
 #include "hang.h"
 #include "mismatch.h"
 #include "tune.h"
@@ -62,6 +63,7 @@ static void vfail(chorus_comm_t *c, chorus_result_t r, int tell, const char *fmt
     if (tell) tell_all(c, msg);
   }
   c->stop = 1;
+  cuda_comm_abort(c); /* every kernel of the process's ranks stops at its next poll */
   /* Abort every connection: peers waiting on this rank fail now, not at their timeout. */
   for (size_t i = 0; c->conns && i < (size_t)c->nranks * COMM_CONN_SLOTS * 2; i++)
     if (c->conns[i] && c->conns[i]->ring.ctrl) {
@@ -311,6 +313,35 @@ chorus_result_t chorus_comm_init_all(chorus_comm_t **comms, int nranks) {
   return res;
 }
 
+chorus_result_t chorus_comm_init_all_cuda(chorus_comm_t **comms, int nranks, const int *devices) {
+  if (!comms || nranks < 1 || !devices)
+    return err_set(chorus_invalid_argument, "chorus_comm_init_all_cuda: need comms, nranks >= 1 and devices");
+  if (!cuda_built()) return cuda_attach(comms, nranks, devices); /* says why */
+  /* Every rank's stream its own hardware queue: with fewer, two ranks'
+   * kernels can queue behind each other and wait on each other. Only
+   * effective before the process first uses CUDA. */
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+  chorus_result_t res = chorus_comm_init_all(comms, nranks);
+  if (res != chorus_success) return res;
+  res = cuda_attach(comms, nranks, devices);
+  if (res != chorus_success) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", chorus_last_error());
+    for (int r = 0; r < nranks; r++) {
+      chorus_comm_destroy(comms[r]);
+      comms[r] = NULL;
+    }
+    chorus_set_last_error(msg);
+  }
+  return res;
+}
+
+chorus_result_t chorus_comm_cuda_device(const chorus_comm_t *c, int *device) {
+  if (!c || !device) return err_set(chorus_invalid_argument, "chorus_comm_cuda_device: NULL argument");
+  *device = c->cuda ? cuda_device_of(c) : -1;
+  return chorus_success;
+}
+
 /* --- launchers --- */
 
 static const char *env2(const char *a, const char *b) {
@@ -491,6 +522,7 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
 
 static chorus_result_t comm_release(chorus_comm_t *c) {
   hang_unregister(c);
+  cuda_comm_release(c);
   exec_workers_stop(c);
   tune_destroy(c->tune);
   for (size_t i = 0; c->conns && i < (size_t)c->nranks * COMM_CONN_SLOTS * 2; i++) {
@@ -530,6 +562,7 @@ chorus_result_t chorus_comm_abort(chorus_comm_t *c) {
 
 chorus_result_t chorus_comm_get_async_error(chorus_comm_t *c, chorus_result_t *err) {
   if (!c || !err) return err_set(chorus_invalid_argument, "chorus_comm_get_async_error: NULL argument");
+  if (c->cuda) cuda_comm_poll(c); /* a kernel's failure becomes the communicator's here */
   *err = c->error;
   return chorus_success;
 }

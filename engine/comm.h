@@ -32,6 +32,7 @@ typedef struct {
   chorus_redop_t op;
   int root; /* or the peer of a send/recv */
   chorus_comm_t *comm;
+  void *cuda_stream; /* cudaStream_t of a CUDA chorus stream (NULL: none) */
 } call_t;
 
 /* The job the channel workers of one collective share. */
@@ -118,6 +119,7 @@ struct chorus_comm {
   int hang_slot; /* index in hang.c's registry, -1 when not registered */
   struct tune *tune; /* the model tuner, made at the first tuned call (NULL: rules) */
   int tune_made;
+  struct cuda_rank *cuda; /* the GPU executor's state (cuda_exec.c); NULL for a CPU communicator */
   /* Streams that hold queued work for this communicator. */
   int inflight;
   pthread_cond_t idle;

@@ -2,12 +2,13 @@
  * thread per channel, looping it over the buffer; and runs point-to-point
  * calls, all of a group at once, through a non-blocking progress loop.
  *
- * Geometry (shared with the simulator): a unit of `count` elements is split
- * among channels in 64-byte-aligned parts; a channel walks its part in loop
+ * Geometry (kernels/geom.h, shared with the CUDA kernel; the simulator
+ * replays it): a unit of `count` elements is split among channels in
+ * 64-byte-aligned parts; a channel walks its part in loop
  * iterations of k = plan->nchunks chunks of `ce` elements, where
  * ce = min(chunk_bytes, EXEC_MAX_CHUNK, roundup64(ceil(part / k))) / elsize
  * (chunk_bytes = CHORUS_BUFFSIZE / PLAN_SLOT_CHUNKS). A chunk moves as
- * at most EXEC_STEPS_PER_CHUNK steps (pieces of at least EXEC_MIN_STEP bytes
+ * at most EXEC_STEPS_PER_CHUNK steps (pieces of at least GEOM_MIN_STEP bytes
  * when it is large enough). Every step carries the call's tag, so a rank that
  * made a different call is noticed at its first step (and mismatch.c tells
  * every rank both calls). */
@@ -21,13 +22,15 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "cuda_exec.h"
+#include "geom.h"
 #include "hang.h"
 #include "kernels.h"
 #include "mismatch.h"
 #include "tune.h"
 #include "verify.h"
 
-#define EXEC_MIN_STEP (32u << 10)
+_Static_assert(EXEC_ALIGN == GEOM_ALIGN, "the executor's alignment is the shared geometry's");
 
 struct exec_job {
   chorus_comm_t *comm;
@@ -103,24 +106,13 @@ static inline char *chunk(chan_t *x, int buf, int c, size_t *len) {
     return x->scratch + (size_t)c * x->ce * j->es;
   }
   int u = c / x->k, q = c % x->k;
-  size_t pos = x->base + (size_t)q * x->ce;
-  size_t n = pos >= x->part_len ? 0 : x->part_len - pos;
-  if (n > x->ce) n = x->ce;
+  size_t pos, n = geom_chunk_len(x->part_len, x->base, q, x->ce, &pos);
   *len = n * j->es;
   char *b = buf == PLAN_BUF_INPUT ? (char *)j->in : j->out;
   return b + ((size_t)u * j->count + x->part_off + pos) * j->es;
 }
 
-static inline size_t piece_size(size_t len, size_t step) {
-  size_t np = (len + step - 1) / step;
-  size_t want = (len + EXEC_MIN_STEP - 1) / EXEC_MIN_STEP;
-  if (want > EXEC_STEPS_PER_CHUNK) want = EXEC_STEPS_PER_CHUNK;
-  if (np < want) np = want;
-  if (np < 1) np = 1;
-  size_t p = (len + np - 1) / np;
-  p = (p + EXEC_ALIGN - 1) & ~(size_t)(EXEC_ALIGN - 1);
-  return p > step ? step : p ? p : EXEC_ALIGN;
-}
+static inline size_t piece_size(size_t len, size_t step) { return geom_piece(len, step, EXEC_STEPS_PER_CHUNK); }
 
 static chorus_result_t op_send(chan_t *x, conn_t *out, const char *src, size_t len) {
   size_t off = 0, p = piece_size(len, x->step);
@@ -246,13 +238,9 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
   chorus_comm_t *c = j->comm;
   const plan_t *p = j->plan;
   chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->step_bytes, .where = &c->where[ch]};
-  x.part_off = (size_t)ch * j->chan_elems;
-  x.part_len = x.part_off >= j->count ? 0 : j->count - x.part_off;
-  if (x.part_len > j->chan_elems) x.part_len = j->chan_elems;
+  geom_part(j->count, j->chan_elems, ch, &x.part_off, &x.part_len);
   if (!x.part_len) return chorus_success;
-  size_t want = (x.part_len + x.k - 1) / x.k * j->es;
-  want = (want + EXEC_ALIGN - 1) & ~(size_t)(EXEC_ALIGN - 1);
-  x.ce = want / j->es < j->ce_max ? want / j->es : j->ce_max;
+  x.ce = geom_chunk_elems(x.part_len, x.k, j->es, j->ce_max);
   x.scratch = c->scratch[ch];
   x.slen = p->scratch_chunks ? (size_t *)(x.scratch + (size_t)p->scratch_chunks * c->chunk_bytes) : NULL;
   const plan_prog_t *prog = plan_prog(p, c->rank, ch);
@@ -352,6 +340,9 @@ static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, 
   const plan_t *p;
   chorus_result_t res = plan_cache_get(c->cache, &req, (int)param_int(PARAM_VERIFY), &p, &err);
   if (res != chorus_success) return err_set(res, "%s", err.msg);
+  /* A CUDA communicator's kernels use device connections and scratch
+   * (cuda_exec.c): no host connections, no host scratch. */
+  if (c->cuda) goto memo;
   /* Make its connections; every rank does so in the same call. */
   int cap = 0;
   for (int ch = 0; ch < p->nchannels; ch++) cap += 2 * (int)plan_prog(p, c->rank, ch)->count;
@@ -375,6 +366,7 @@ static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, 
       if (res != chorus_success) return res;
     }
   }
+memo:
   if (c->nmemo < COMM_MEMO) {
     comm_memo_t *m = &c->memo[c->nmemo++];
     *m = (comm_memo_t){.plan = p, .coll = coll, .root = root, .nchannels = nch};
@@ -460,6 +452,12 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   }
   if (env_forced) str_copy(algo, sizeof algo, env_algo);
   if (c->force_algo[0]) str_copy(algo, sizeof algo, c->force_algo);
+  /* On a GPU a channel is a thread block: the CPU cost model's count is far
+   * too few to fill the GPU's memory bandwidth. */
+  if (c->cuda) {
+    int cap = cuda_max_channels(c);
+    nch = cap < CUDA_DEFAULT_CHANNELS ? cap : CUDA_DEFAULT_CHANNELS;
+  }
   if (param_int(PARAM_NCHANNELS) > 0) nch = (int)param_int(PARAM_NCHANNELS);
   if (c->force_nchannels > 0) nch = c->force_nchannels;
   if (nch > PLAN_MAX_CHANNELS) nch = PLAN_MAX_CHANNELS;
@@ -496,9 +494,7 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   long every = param_int(PARAM_CONFIRM_SENDS);
   j.confirm = every > 0 && c->seq % (uint32_t)every == 0;
   j.ce_max = (c->chunk_bytes < EXEC_MAX_CHUNK ? c->chunk_bytes : EXEC_MAX_CHUNK) / es;
-  size_t per = (k->count + p->nchannels - 1) / p->nchannels * es;
-  per = (per + EXEC_ALIGN - 1) & ~(size_t)(EXEC_ALIGN - 1);
-  j.chan_elems = per / es;
+  j.chan_elems = geom_chan_elems(k->count, p->nchannels, es);
   /* In place is what the verifier proved for the canonical aliasing; any
    * other overlap, and alltoall in place, reads a staged copy of the input. */
   size_t in_bytes = k->count * es * (size_t)in_units, out_bytes = k->count * es * (size_t)out_units;
@@ -508,13 +504,19 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
                     (k->coll == chorus_reducescatter && ob == ib + (size_t)c->rank * k->count * es) ||
                     (ib == ob && k->coll != chorus_alltoall && k->coll != chorus_allgather &&
                      k->coll != chorus_reducescatter);
-    if (!canonical) {
+    if (!canonical && c->cuda) {
+      const void *staged;
+      res = cuda_stage(c, ib, in_bytes, k->cuda_stream, &staged);
+      if (res != chorus_success) return res;
+      j.in = staged;
+    } else if (!canonical) {
       res = grow(c, &c->stage, &c->stage_size, in_bytes);
       if (res != chorus_success) return res;
       kern_copy(c->stage, ib, in_bytes);
       j.in = c->stage;
     }
   }
+  if (c->cuda) return cuda_exec_coll(c, p, k, j.in, j.tag);
   res = workers_ensure(c, p->nchannels);
   if (res != chorus_success) return res;
   if (p->nchannels > 1) {
@@ -553,6 +555,9 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
   int n = 0;
   for (int i = 0; i < ncalls; i++) n += calls[i].kind != CALL_COLL;
   if (!n) return chorus_success;
+  if (c->cuda)
+    return err_set(chorus_invalid_usage, "rank %d: send/recv on a CUDA communicator is not implemented yet (only "
+                                         "collectives run as CUDA kernels)", c->rank);
   p2p_t *ops = calloc((size_t)n, sizeof *ops);
   comm_link_t *links = calloc((size_t)n, sizeof *links);
   if (!ops || !links) {

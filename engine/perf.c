@@ -19,6 +19,7 @@
 
 #include "chorus.h"
 #include "comm.h"
+#include "cuda_exec.h"
 #include "kernels.h"
 #include "params.h"
 #include "tune.h"
@@ -37,6 +38,7 @@ typedef struct {
   int warmup, iters;
   int check;
   int threads;
+  int device; /* -g: ranks as threads on this CUDA device (-1: host) */
   int inplace_mode; /* 0 both, 1 only out of place, 2 only in place */
   const char *csv;
 } perf_opts_t;
@@ -161,6 +163,10 @@ static int close_enough(double got, double want, chorus_dtype_t dt, chorus_redop
 typedef struct {
   const perf_opts_t *o;
   chorus_comm_t *comm;
+  chorus_comm_t *ctl;       /* the bookkeeping allreduces (host buffers): comm, or a host twin of a CUDA one */
+  chorus_stream_t *stream;  /* CUDA: this rank's stream; NULL on the host */
+  void *cu;                 /* CUDA: its cudaStream_t, for the copies */
+  char *dsend, *drecv;      /* CUDA: the device buffers (send/recv are their host images) */
   int rank, nranks, nhosts;
   char *send, *recv;
   size_t sendcap, recvcap;
@@ -256,6 +262,23 @@ static long check(rank_t *R, size_t count, const void *outp) {
   return wrong;
 }
 
+/* The device address of a host-image pointer (itself on the host). */
+static void *dev_of(const rank_t *R, const void *p) {
+  if (!R->dsend || !p) return (void *)p;
+  const char *c = p;
+  if (c >= R->send && c < R->send + R->sendcap) return R->dsend + (c - R->send);
+  return R->drecv + (c - R->recv);
+}
+
+/* One call, waited for. */
+static chorus_result_t run_once(rank_t *R, const void *in, void *out, size_t count) {
+  const perf_opts_t *o = R->o;
+  chorus_result_t res = chorus_run_collective(o->coll, dev_of(R, in), dev_of(R, out), count, o->dt, o->op, o->root,
+                                              R->comm, R->stream);
+  if (res == chorus_success && R->stream) res = chorus_stream_synchronize(R->stream);
+  return res;
+}
+
 static chorus_result_t run_point(rank_t *R, size_t count, int inplace, double *time_us, long *wrong) {
   const perf_opts_t *o = R->o;
   const void *in;
@@ -264,8 +287,18 @@ static chorus_result_t run_point(rank_t *R, size_t count, int inplace, double *t
   *wrong = 0;
   if (o->check) {
     prepare(R, count, inplace, &in, &out);
-    res = chorus_run_collective(o->coll, in, out, count, o->dt, o->op, o->root, R->comm, NULL);
+    if (R->dsend) {
+      res = cuda_buf_copy(R->dsend, R->send, R->sendcap, 0, R->cu);
+      if (res == chorus_success) res = cuda_buf_copy(R->drecv, R->recv, R->recvcap, 0, R->cu);
+      if (res != chorus_success) return res;
+    }
+    res = run_once(R, in, out, count);
     if (res != chorus_success) return res;
+    if (R->dsend) {
+      res = cuda_buf_copy(R->send, R->dsend, R->sendcap, 1, R->cu);
+      if (res == chorus_success) res = cuda_buf_copy(R->recv, R->drecv, R->recvcap, 1, R->cu);
+      if (res != chorus_success) return res;
+    }
     *wrong = check(R, count, out);
   } else {
     prepare(R, 0, inplace, &in, &out);
@@ -274,30 +307,41 @@ static chorus_result_t run_point(rank_t *R, size_t count, int inplace, double *t
     if (inplace && o->coll == chorus_reducescatter) out = R->send + (size_t)R->rank * count * es;
   }
   for (int i = 0; i < o->warmup; i++) {
-    res = chorus_run_collective(o->coll, in, out, count, o->dt, o->op, o->root, R->comm, NULL);
+    res = run_once(R, in, out, count);
     if (res != chorus_success) return res;
   }
   int32_t token = 1, sum;
-  res = chorus_run_allreduce(&token, &sum, 1, chorus_int32, chorus_sum, R->comm, NULL);
+  res = chorus_run_allreduce(&token, &sum, 1, chorus_int32, chorus_sum, R->ctl, NULL);
   if (res != chorus_success) return res;
   double t0 = now_us();
   for (int i = 0; i < o->iters; i++) {
-    res = chorus_run_collective(o->coll, in, out, count, o->dt, o->op, o->root, R->comm, NULL);
+    res = chorus_run_collective(o->coll, dev_of(R, in), dev_of(R, out), count, o->dt, o->op, o->root, R->comm,
+                                R->stream);
     if (res != chorus_success) return res;
   }
+  if (R->stream) res = chorus_stream_synchronize(R->stream); /* CUDA: the calls were only enqueued */
+  if (res != chorus_success) return res;
   double t = (now_us() - t0) / (o->iters > 0 ? o->iters : 1);
   snprintf(R->used_algo, sizeof R->used_algo, "%s", comm_last_algo(R->comm));
   R->used_nch = R->comm->last_nchannels;
   /* The slowest rank's time, and every rank's wrong elements. */
   double tmax;
-  res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL);
+  res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->ctl, NULL);
   if (res != chorus_success) return res;
   int64_t w = *wrong, wsum;
-  res = chorus_run_allreduce(&w, &wsum, 1, chorus_int64, chorus_sum, R->comm, NULL);
+  res = chorus_run_allreduce(&w, &wsum, 1, chorus_int64, chorus_sum, R->ctl, NULL);
   if (res != chorus_success) return res;
   *time_us = tmax;
   *wrong = (long)wsum;
   return chorus_success;
+}
+
+static void rank_free(rank_t *R) {
+  if (R->stream) chorus_stream_destroy(R->stream);
+  cuda_buf_free(R->dsend);
+  cuda_buf_free(R->drecv);
+  free(R->send);
+  free(R->recv);
 }
 
 static int run_rank(rank_t *R) {
@@ -319,13 +363,27 @@ static int run_rank(rank_t *R) {
   }
   memset(R->send, 0, R->sendcap); /* touch every page before timing */
   memset(R->recv, 0, R->recvcap);
+  if (!R->ctl) R->ctl = R->comm;
+  if (o->device >= 0) {
+    chorus_result_t res = chorus_stream_create_cuda(&R->stream, NULL);
+    if (res == chorus_success) res = chorus_stream_cuda_handle(R->stream, &R->cu);
+    if (res == chorus_success) res = cuda_buf_alloc(o->device, R->sendcap, R->cu, (void **)&R->dsend);
+    if (res == chorus_success) res = cuda_buf_alloc(o->device, R->recvcap, R->cu, (void **)&R->drecv);
+    if (res != chorus_success) {
+      fprintf(stderr, "chorus perf: rank %d: %s\n", R->rank, chorus_last_error());
+      return 1;
+    }
+  }
   int root_print = R->rank == 0;
   int rooted = o->coll == chorus_broadcast || o->coll == chorus_reduce;
   if (root_print) {
+    char where[48];
+    if (o->device >= 0) snprintf(where, sizeof where, "CUDA device %d, protocol simple", o->device);
     printf("# chorus perf %s: %d ranks on %d hosts, dtype %s, op %s, algo %s, channels %s, warmup %d, iters %d, "
            "kernels %s\n",
            chorus_coll_name(o->coll), n, R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op),
-           o->algo[0] ? o->algo : "auto", o->nchannels ? "fixed" : "auto", o->warmup, o->iters, kern_isa());
+           o->algo[0] ? o->algo : "auto", o->nchannels ? "fixed" : "auto", o->warmup, o->iters,
+           o->device >= 0 ? where : kern_isa());
     printf("#%76s%32s\n", "out-of-place", "in-place");
     printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s  %s\n", "size", "count", "type", "redop", "root",
            "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "algo/channels");
@@ -349,8 +407,7 @@ static int run_rank(rank_t *R) {
         if (res != chorus_success) {
           fprintf(stderr, "chorus perf: rank %d: %s of %zu bytes failed: %s: %s\n", R->rank,
                   chorus_coll_name(o->coll), bytes, chorus_result_string(res), chorus_last_error());
-          free(R->send);
-          free(R->recv);
+          rank_free(R);
           return 1;
         }
         done[ip] = 1;
@@ -393,8 +450,7 @@ static int run_rank(rank_t *R) {
     printf("# Out of bounds values : %s\n", status ? "some wrong (see #wrong)" : "0 OK");
     printf("# Avg bus bandwidth    : %.4f\n#\n", npoints ? sum_busbw / npoints : 0);
   }
-  free(R->send);
-  free(R->recv);
+  rank_free(R);
   return status;
 }
 
@@ -403,11 +459,12 @@ static int run_rank(rank_t *R) {
 static int usage(FILE *f) {
   fprintf(f,
           "usage: chorus perf COLLECTIVE [-n ranks] [-b min] [-e max] [-f factor] [-d dtype] [-o op] [-r root]\n"
-          "                  [-a algo] [-c channels] [-w warmup] [-i iters] [--csv FILE] [--threads]\n"
+          "                  [-a algo] [-c channels] [-w warmup] [-i iters] [--csv FILE] [--threads] [-g device]\n"
           "                  [--inplace 0|1|both] [--no-check]\n\n"
           "  COLLECTIVE   allreduce, broadcast, reduce, allgather, reducescatter, alltoall\n"
           "  -n N         fork N local ranks (default: the launcher's ranks, else 1)\n"
           "  --threads    run the N ranks as threads of this process instead\n"
+          "  -g, --device D  run the N ranks as threads on CUDA device D (device buffers, one kernel per call)\n"
           "  -b, -e       smallest and largest size in bytes (K, M, G suffixes; default 8 and 64M)\n"
           "  -f F         multiply the size by F each step (default 2)\n"
           "  -d dtype     int8 uint8 int32 uint32 int64 uint64 half bfloat16 float double (default float)\n"
@@ -447,9 +504,10 @@ static FILE *open_csv(const perf_opts_t *o) {
 
 int cmd_perf(int argc, char **argv) {
   perf_opts_t o = {.nranks = 0, .minb = 8, .maxb = 64u << 20, .factor = 2, .dt = chorus_float32, .op = chorus_sum,
-                   .warmup = 5, .iters = 20, .check = 1};
+                   .warmup = 5, .iters = 20, .check = 1, .device = -1};
   static const struct option longs[] = {{"csv", required_argument, NULL, 'C'},
                                         {"threads", no_argument, NULL, 'T'},
+                                        {"device", required_argument, NULL, 'g'},
                                         {"no-check", no_argument, NULL, 'N'},
                                         {"inplace", required_argument, NULL, 'P'},
                                         {"help", no_argument, NULL, 'h'},
@@ -465,7 +523,7 @@ int cmd_perf(int argc, char **argv) {
   }
   optind = 2;
   int c;
-  while ((c = getopt_long(argc, argv, "n:b:e:f:d:o:r:a:c:w:i:h", longs, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "n:b:e:f:d:o:r:a:c:w:i:g:h", longs, NULL)) != -1) {
     switch (c) {
     case 'n': o.nranks = atoi(optarg); break;
     case 'b':
@@ -490,6 +548,14 @@ int cmd_perf(int argc, char **argv) {
     case 'i': o.iters = atoi(optarg); break;
     case 'C': o.csv = optarg; break;
     case 'T': o.threads = 1; break;
+    case 'g': {
+      char *end;
+      long d = strtol(optarg, &end, 10);
+      if (*end || end == optarg || d < 0 || d > 1024)
+        return fprintf(stderr, "chorus perf: -g: '%s' is not a CUDA device number\n", optarg), 2;
+      o.device = (int)d, o.threads = 1;
+      break;
+    }
     case 'N': o.check = 0; break;
     case 'P': o.inplace_mode = !strcmp(optarg, "0") ? 1 : !strcmp(optarg, "1") ? 2 : 0; break;
     case 'h': return usage(stdout);
@@ -527,14 +593,36 @@ int cmd_perf(int argc, char **argv) {
     thread_rank_t *t = calloc((size_t)o.nranks, sizeof *t);
     pthread_t *th = calloc((size_t)o.nranks, sizeof *th);
     if (!comms || !t || !th) return fprintf(stderr, "chorus perf: out of memory\n"), 1;
-    chorus_result_t res = chorus_comm_init_all(comms, o.nranks);
+    chorus_comm_t **ctls = NULL;
+    chorus_result_t res;
+    if (o.device >= 0) {
+      /* The CUDA ranks, and host twins for the bookkeeping (times, counts). */
+      int *devs = calloc((size_t)o.nranks, sizeof *devs);
+      ctls = calloc((size_t)o.nranks, sizeof *ctls);
+      res = chorus_out_of_memory;
+      if (devs && ctls) {
+        for (int r = 0; r < o.nranks; r++) devs[r] = o.device;
+        res = chorus_comm_init_all_cuda(comms, o.nranks, devs);
+        if (res == chorus_success) res = chorus_comm_init_all(ctls, o.nranks);
+      }
+      free(devs);
+    } else {
+      res = chorus_comm_init_all(comms, o.nranks);
+    }
     if (res != chorus_success) {
-      fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res), chorus_last_error());
+      fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res),
+              res == chorus_out_of_memory && !chorus_last_error()[0] ? "out of memory" : chorus_last_error());
+      for (int r = 0; r < o.nranks; r++) /* whichever set was made before the other failed */
+        if (comms[r]) chorus_comm_destroy(comms[r]);
+      free(comms);
+      free(ctls);
+      free(t);
+      free(th);
       return 1;
     }
     FILE *csv = open_csv(&o);
     for (int r = 0; r < o.nranks; r++) {
-      t[r].R = (rank_t){.o = &o, .comm = comms[r], .csv = r == 0 ? csv : NULL};
+      t[r].R = (rank_t){.o = &o, .comm = comms[r], .ctl = ctls ? ctls[r] : NULL, .csv = r == 0 ? csv : NULL};
       pthread_create(&th[r], NULL, thread_main, &t[r]);
     }
     int st = 0;
@@ -543,6 +631,8 @@ int cmd_perf(int argc, char **argv) {
       st |= t[r].status;
     }
     for (int r = 0; r < o.nranks; r++) chorus_comm_destroy(comms[r]);
+    for (int r = 0; ctls && r < o.nranks; r++) chorus_comm_destroy(ctls[r]);
+    free(ctls);
     if (csv) fclose(csv);
     free(comms);
     free(t);

@@ -133,6 +133,21 @@ chorus_result_t chorus_comm_init_all(chorus_comm_t **comms, int nranks);
  * job id. chorus_invalid_usage when no launcher is recognised. */
 chorus_result_t chorus_comm_init_env(chorus_comm_t **comm);
 
+/* All nranks ranks in this process, rank i bound to CUDA device devices[i]
+ * (the same device for several ranks is allowed: one GPU can host a whole
+ * small communicator). Collectives then take device buffers and run as one
+ * CUDA kernel per call, one thread block per channel, on the CUDA stream of
+ * the chorus stream given (chorus_stream_create_cuda), or on the
+ * communicator's own with a NULL stream (the call then waits). Sets
+ * CUDA_DEVICE_MAX_CONNECTIONS=32 unless the environment has it, so that
+ * the ranks' streams do not queue behind each other; that only works
+ * before the process's first CUDA call. chorus_invalid_usage when
+ * libchorus was built without CUDA or there is no device. Send/recv are
+ * not implemented on these communicators yet. */
+chorus_result_t chorus_comm_init_all_cuda(chorus_comm_t **comms, int nranks, const int *devices);
+/* The CUDA device the communicator is bound to, -1 for a host one. */
+chorus_result_t chorus_comm_cuda_device(const chorus_comm_t *comm, int *device);
+
 /* Wait for the communicator's queued calls, then release it. */
 chorus_result_t chorus_comm_destroy(chorus_comm_t *comm);
 /* Stop every call in flight (they return an error, and so do the peers
@@ -150,6 +165,14 @@ chorus_result_t chorus_comm_nhosts(const chorus_comm_t *comm, int *nhosts);
 /* A stream runs the calls enqueued on it in order, in its own thread. A
  * NULL stream instead blocks the caller until its call is done. */
 chorus_result_t chorus_stream_create(chorus_stream_t **stream);
+/* A stream for CUDA communicators, wrapping cuda_stream (a cudaStream_t;
+ * NULL: a new non-blocking one, owned and destroyed with it). A call
+ * enqueues its kernel and returns; synchronize and query report the
+ * kernels' failures (timeouts, mismatched calls, aborts) as errors, and so
+ * does chorus_comm_get_async_error as soon as a kernel records one. */
+chorus_result_t chorus_stream_create_cuda(chorus_stream_t **stream, void *cuda_stream);
+/* The cudaStream_t of a CUDA stream. */
+chorus_result_t chorus_stream_cuda_handle(const chorus_stream_t *stream, void **cuda_stream);
 /* Waits for the queued calls first. */
 chorus_result_t chorus_stream_destroy(chorus_stream_t *stream);
 /* Wait for every call enqueued so far; returns the first error among them. */

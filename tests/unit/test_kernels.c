@@ -825,10 +825,90 @@ static void test_isa_choice_is_the_best_supported_and_can_be_forced(void) {
   printf("  best instruction set here: %s\n", best);
 }
 
+#ifdef CHORUS_TEST_NVCC
+/* reduce.h compiled by nvcc as host code (reduce_nvcc.cu). */
+void nvcc_apply(int dt, int op, const void *a, const void *b, void *r);
+void nvcc_divide(int dt, void *v, int n);
+float nvcc_f16_to_f32(uint16_t h);
+float nvcc_bf16_to_f32(uint16_t h);
+uint16_t nvcc_f32_to_f16(float f);
+uint16_t nvcc_f32_to_bf16(float f);
+
+/* Every dtype and op on random values (specials mixed in): nvcc's build of
+ * reduce.h gives the C build's bits (either NaN for sum/prod of two NaNs),
+ * and the same avg division. */
+static void test_nvcc_arithmetic_equals_the_c_build_every_dtype_and_op(void) {
+  long bad = 0, n = 0;
+  for (int dt = 0; dt < chorus_num_dtypes; dt++)
+    for (int op = 0; op < chorus_num_redops; op++)
+      for (int i = 0; i < 20000; i++, n++) {
+        val_t a = random_val((chorus_dtype_t)dt), b = random_val((chorus_dtype_t)dt), got;
+        memset(&got, 0, sizeof got);
+        nvcc_apply(dt, op, a.bytes, b.bytes, got.bytes);
+        val_t want = hdr_apply((chorus_dtype_t)dt, (chorus_redop_t)op, a, b);
+        if (!same_as_header(got, want, a, b, (chorus_dtype_t)dt, (chorus_redop_t)op)) {
+          if (bad < 5) fprintf(stderr, "  %s %s differs\n", dt_names[dt], op_names[op]);
+          bad++;
+        }
+      }
+  for (int dt = 0; dt < chorus_num_dtypes; dt++)
+    for (int i = 0; i < 20000; i++, n++) {
+      int by = 1 + (int)(rng() % 1024);
+      val_t v = random_val((chorus_dtype_t)dt), c = v;
+      nvcc_divide(dt, v.bytes, by);
+      switch ((chorus_dtype_t)dt) {
+      case chorus_int8: c.i8 = red_div_i8(c.i8, by); break;
+      case chorus_uint8: c.u8 = red_div_u8(c.u8, by); break;
+      case chorus_int32: c.i32 = red_div_i32(c.i32, by); break;
+      case chorus_uint32: c.u32 = red_div_u32(c.u32, by); break;
+      case chorus_int64: c.i64 = red_div_i64(c.i64, by); break;
+      case chorus_uint64: c.u64 = red_div_u64(c.u64, by); break;
+      case chorus_float16: c.h = red_div_f16(c.h, by); break;
+      case chorus_bfloat16: c.h = red_div_bf16(c.h, by); break;
+      case chorus_float32: c.f = red_div_f32(c.f, by); break;
+      default: c.d = red_div_f64(c.d, by); break;
+      }
+      bad += !same_value(v, c, (chorus_dtype_t)dt);
+    }
+  printf("  %ld cases\n", n);
+  CHECK_EQ_INT(bad, 0);
+}
+
+/* nvcc's fp16/bf16: every pattern decodes as the C build does, conversions
+ * of random floats round alike, and sum and prod of random pairs are the
+ * float64 reference rounded once to nearest even. */
+static void test_nvcc_half_arithmetic_is_correctly_rounded(void) {
+  int bad = 0;
+  for (uint32_t h = 0; h <= 0xffff; h++) {
+    bad += bits_of_f32(nvcc_f16_to_f32((uint16_t)h)) != bits_of_f32(red_f16_to_f32((uint16_t)h));
+    bad += bits_of_f32(nvcc_bf16_to_f32((uint16_t)h)) != bits_of_f32(red_bf16_to_f32((uint16_t)h));
+  }
+  for (int i = 0; i < 1000000; i++) {
+    float f = f32_of_bits((uint32_t)rng());
+    bad += nvcc_f32_to_f16(f) != red_f32_to_f16(f);
+    bad += nvcc_f32_to_bf16(f) != red_f32_to_bf16(f);
+  }
+  for (int i = 0; i < 1000000; i++) {
+    uint16_t a = (uint16_t)rng(), b = (uint16_t)rng(), r;
+    double fa = ref_decode16(a, FP16), fb = ref_decode16(b, FP16);
+    double ba = ref_decode16(a, BF16), bb = ref_decode16(b, BF16);
+    if (!isnan(fa + fb)) nvcc_apply(chorus_float16, chorus_sum, &a, &b, &r), bad += r != ref_encode16(fa + fb, FP16);
+    if (!isnan(fa * fb)) nvcc_apply(chorus_float16, chorus_prod, &a, &b, &r), bad += r != ref_encode16(fa * fb, FP16);
+    if (!isnan(ba + bb)) nvcc_apply(chorus_bfloat16, chorus_sum, &a, &b, &r), bad += r != ref_encode16(ba + bb, BF16);
+    if (!isnan(ba * bb)) nvcc_apply(chorus_bfloat16, chorus_prod, &a, &b, &r), bad += r != ref_encode16(ba * bb, BF16);
+  }
+  CHECK_EQ_INT(bad, 0);
+}
+#define NVCC_TESTS_ , TEST(test_nvcc_arithmetic_equals_the_c_build_every_dtype_and_op), \
+                     TEST(test_nvcc_half_arithmetic_is_correctly_rounded)
+#else
+#define NVCC_TESTS_
+#endif
+
 TEST_MAIN(TEST(test_isa_choice_is_the_best_supported_and_can_be_forced), TEST(test_dtype_sizes),
           TEST(test_half_conversions_round_trip_every_pattern), TEST(test_half_rounding_of_halfway_cases_is_to_even),
           TEST(test_half_conversion_of_nan_and_inf), TEST(test_half_conversion_matches_reference_on_random_floats),
           TEST(test_half_arithmetic_is_correctly_rounded), TEST(test_integer_arithmetic_wraps),
           TEST(test_float_min_max_propagate_nan), TEST(test_reduce_every_dtype_op_isa_count_and_alignment),
           TEST(test_vector_half_conversions_equal_scalar_bits), TEST(test_divide_ints_truncate_and_floats_round_once),
-          TEST(test_copy_any_size_and_alignment), TEST(test_reduce2_with_both_null_and_bad_arguments_writes_nothing))
+          TEST(test_copy_any_size_and_alignment), TEST(test_reduce2_with_both_null_and_bad_arguments_writes_nothing) NVCC_TESTS_)

@@ -54,6 +54,7 @@ typedef enum {
   PARAM_TOPO,
   PARAM_TUNING_FILE,
   PARAM_CONFIRM_SENDS,
+  PARAM_SOCKET_DIRECT,
   PARAM_COUNT
 } param_id_t;
 

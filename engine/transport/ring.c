@@ -75,17 +75,26 @@ void ring_set_spin(long polls) { __atomic_store_n(&spin_override, polls, __ATOMI
 ring_wait_t ring_wait_slow(ring_t *r, uint32_t *word, uint32_t *sleepers, uint32_t target, double timeout_s) {
   long spin = __atomic_load_n(&spin_override, __ATOMIC_RELAXED);
   if (spin < 0) spin = param_int(PARAM_SPIN);
+  /* A consumer of a socket ring reads the socket itself while it spins
+   * (the hook), and hands it back to the proxy before it sleeps. */
+  int poll = r->hook && word == &r->ctrl->head;
   for (long i = 0; i < spin; i++) {
+    if (poll) r->hook(r, RING_HOOK_POLL);
     if (ring_passed(__atomic_load_n(word, __ATOMIC_ACQUIRE), target)) return RING_OK;
     if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_RELAXED)) return RING_ABORTED;
     if (ring_stopped(r)) return RING_STOPPED;
     __builtin_ia32_pause();
   }
   for (int i = 0, n = spin > 0 ? RING_YIELDS : 0; i < n; i++) { /* CHORUS_SPIN=0: sleep at once */
+    if (poll) r->hook(r, RING_HOOK_POLL);
     if (ring_passed(__atomic_load_n(word, __ATOMIC_ACQUIRE), target)) return RING_OK;
     if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_RELAXED)) return RING_ABORTED;
     if (ring_stopped(r)) return RING_STOPPED;
     sched_yield();
+  }
+  if (poll) {
+    r->hook(r, RING_HOOK_IDLE);
+    if (ring_passed(__atomic_load_n(word, __ATOMIC_ACQUIRE), target)) return RING_OK;
   }
   double deadline = timeout_s > 0 ? tr_now() + timeout_s : 0;
   for (;;) {

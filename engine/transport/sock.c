@@ -92,8 +92,8 @@ const char *sock_hello_check(const void *buf, size_t len, const tr_args_t *a, in
   return NULL;
 }
 
-static void send_hook(ring_t *r, ring_hook_op_t op);
-static void recv_hook(ring_t *r, ring_hook_op_t op);
+static int send_hook(ring_t *r, ring_hook_op_t op);
+static int recv_hook(ring_t *r, ring_hook_op_t op);
 
 static chorus_result_t priv_create(conn_t *c, const tr_args_t *a, int is_send) {
   sock_priv_t *p = calloc(1, sizeof *p);
@@ -222,8 +222,8 @@ static void step_sent(sock_priv_t *p, uint32_t s) {
 /* The executor posted step r->pos - 1: write it now when it is small and
  * its stream has nothing queued before it; else (or when the socket is
  * full) leave it, or what is left of it, to the stream's proxy. */
-static void send_hook(ring_t *r, ring_hook_op_t op) {
-  if (op != RING_HOOK_POSTED) return;
+static int send_hook(ring_t *r, ring_hook_op_t op) {
+  if (op != RING_HOOK_POSTED) return 0;
   conn_t *c = r->hook_arg;
   sock_priv_t *p = c->priv;
   uint32_t s = r->pos - 1;
@@ -235,16 +235,17 @@ static void send_hook(ring_t *r, ring_hook_op_t op) {
     stream_unlock(st);
     if (rc == 1) {
       step_sent(p, s);
-      return;
+      return 0;
     }
     if (rc < 0) {
       stream_failed(p, "send failed", strerror(errno));
-      return;
+      return 0;
     }
   }
   __atomic_add_fetch(&st->kick, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&st->kick_sleepers, __ATOMIC_SEQ_CST))
     syscall(SYS_futex, &st->kick, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+  return 0;
 }
 
 /* Sender stream: ship every step s = index (mod nsocks) the executor posts
@@ -369,24 +370,30 @@ static void stream_release(sock_stream_t *st) {
   if (__atomic_load_n(&st->direct, __ATOMIC_RELAXED)) word_set(&st->direct, &st->direct_sleepers, 0);
 }
 
-/* The executor waits for step r->pos. While it spins it reads that step's
- * stream itself, unless the steps are large (the proxies overlap reading
- * with its work there); before it sleeps it gives the stream back. */
-static void recv_hook(ring_t *r, ring_hook_op_t op) {
+/* The executor waits for step r->pos. While it waits it reads that step's
+ * stream itself (and, asked to block, sleeps in poll on it: the data's
+ * arrival wakes it, where a proxy would have to wake it again), unless the
+ * steps are large (the proxies overlap reading with its work there); before
+ * it sleeps on the ring it gives the stream back. */
+static int recv_hook(ring_t *r, ring_hook_op_t op) {
   conn_t *c = r->hook_arg;
   sock_priv_t *p = c->priv;
   uint32_t s = r->pos;
   sock_stream_t *st = &p->streams[s % (uint32_t)p->nsocks];
-  if (op == RING_HOOK_IDLE) {
+  if (op == RING_HOOK_IDLE || __atomic_load_n(&p->bulk, __ATOMIC_RELAXED)) {
     stream_release(st);
-    return;
+    return -1;
   }
-  if (op != RING_HOOK_POLL || __atomic_load_n(&p->bulk, __ATOMIC_RELAXED)) return;
+  if (op != RING_HOOK_POLL && op != RING_HOOK_BLOCK) return -1;
   if (!__atomic_load_n(&st->direct, __ATOMIC_RELAXED)) __atomic_store_n(&st->direct, 1, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&st->next, __ATOMIC_RELAXED) != s || !stream_trylock(st)) return;
-  if (st->next == s && !st->ended) read_step(p, st, NULL);
+  if (__atomic_load_n(&st->next, __ATOMIC_RELAXED) != s || !stream_trylock(st)) return 0;
+  int rc = st->next == s && !st->ended ? read_step(p, st, NULL) : 1;
   stream_unlock(st);
   if (__atomic_load_n(&p->bulk, __ATOMIC_RELAXED)) stream_release(st);
+  if (rc != 0 || op != RING_HOOK_BLOCK) return 0;
+  struct pollfd pf = {p->fds[st->index], POLLIN, 0};
+  poll(&pf, 1, 1); /* the caller's next call reads what woke it */
+  return 1;
 }
 
 /* Receiver stream: take steps s = index (mod nsocks) into the ring while

@@ -47,7 +47,8 @@ typedef struct ring ring_t;
 typedef enum {
   RING_HOOK_POSTED, /* producer: a step was just posted */
   RING_HOOK_POLL,   /* consumer: waiting for data, spinning: move a step if one can */
-  RING_HOOK_IDLE    /* consumer: giving up spinning, about to sleep on the futex */
+  RING_HOOK_BLOCK,  /* consumer: as POLL, but may sleep (about 1 ms at most) until there is one */
+  RING_HOOK_IDLE    /* consumer: giving up, about to sleep on the futex */
 } ring_hook_op_t;
 
 struct ring {
@@ -59,7 +60,10 @@ struct ring {
   const volatile int *stop; /* the communicator's abort flag */
   /* Sockets: moves steps from the calling thread when that beats waking a
    * proxy (sock.c); NULL for shm. */
-  void (*hook)(ring_t *r, ring_hook_op_t op);
+  /* Returns 1 when it slept (RING_HOOK_BLOCK), 0 when it looked and
+   * found nothing to move, -1 when it does not take part now (the caller
+   * spins as it would without a hook). */
+  int (*hook)(ring_t *r, ring_hook_op_t op);
   void *hook_arg;
 };
 

@@ -65,7 +65,7 @@ struct sock_priv {
   int is_send;
   int rank; /* this end's rank, for the proxies' log lines */
   size_t direct_max; /* CHORUS_SOCKET_DIRECT */
-  int bulk;          /* receive: the last step was larger than direct_max, the proxies read (atomic) */
+  int bulk;          /* receive: the last step was large (over direct_max, or more of its chunk follow): the proxies read (atomic) */
   double timeout;    /* CHORUS_TIMEOUT, for the executor's own socket reads and writes */
   conn_t *conn;
 };
@@ -228,8 +228,11 @@ static int send_hook(ring_t *r, ring_hook_op_t op) {
   sock_priv_t *p = c->priv;
   uint32_t s = r->pos - 1;
   sock_stream_t *st = &p->streams[s % (uint32_t)p->nsocks];
-  size_t bytes = (uint32_t)r->ctrl->meta[s % EXEC_NSTEPS] & ~RING_MORE;
-  if (bytes <= p->direct_max && __atomic_load_n(&st->next, __ATOMIC_RELAXED) == s && stream_trylock(st)) {
+  uint32_t flags = (uint32_t)r->ctrl->meta[s % EXEC_NSTEPS];
+  /* A step with more of its chunk after it belongs to a large message,
+   * which the proxies move in parallel with the executor's copies. */
+  if (!(flags & RING_MORE) && (flags & ~RING_MORE) <= p->direct_max &&
+      __atomic_load_n(&st->next, __ATOMIC_RELAXED) == s && stream_trylock(st)) {
     int rc = st->next == s ? write_step(p, st, s, 0) : 0;
     if (rc == 1) st->next += (uint32_t)p->nsocks;
     stream_unlock(st);
@@ -359,7 +362,7 @@ static int read_step(sock_priv_t *p, sock_stream_t *st, ring_t *r) {
   }
   st->ended = 0;
   st->next += (uint32_t)p->nsocks;
-  __atomic_store_n(&p->bulk, (size_t)bytes > p->direct_max, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->bulk, (size_t)bytes > p->direct_max || ((uint32_t)meta & RING_MORE), __ATOMIC_RELAXED);
   ctrl->meta[s % EXEC_NSTEPS] = meta;
   __atomic_store_n(&p->done[s % EXEC_NSTEPS], 1, __ATOMIC_RELEASE);
   advance(p, &ctrl->head, &ctrl->head_sleepers);
@@ -381,7 +384,10 @@ static int recv_hook(ring_t *r, ring_hook_op_t op) {
   uint32_t s = r->pos;
   sock_stream_t *st = &p->streams[s % (uint32_t)p->nsocks];
   if (op == RING_HOOK_IDLE || __atomic_load_n(&p->bulk, __ATOMIC_RELAXED)) {
-    stream_release(st);
+    /* Every stream, not only this step's: a parked proxy is the only one
+     * that would see its stream end while the executor sleeps (a peer's
+     * abort went unnoticed until CHORUS_TIMEOUT when only one came back). */
+    for (int i = 0; i < p->nsocks; i++) stream_release(&p->streams[i]);
     return -1;
   }
   if (op != RING_HOOK_POLL && op != RING_HOOK_BLOCK) return -1;
@@ -389,7 +395,8 @@ static int recv_hook(ring_t *r, ring_hook_op_t op) {
   if (__atomic_load_n(&st->next, __ATOMIC_RELAXED) != s || !stream_trylock(st)) return 0;
   int rc = st->next == s && !st->ended ? read_step(p, st, NULL) : 1;
   stream_unlock(st);
-  if (__atomic_load_n(&p->bulk, __ATOMIC_RELAXED)) stream_release(st);
+  if (__atomic_load_n(&p->bulk, __ATOMIC_RELAXED))
+    for (int i = 0; i < p->nsocks; i++) stream_release(&p->streams[i]);
   if (rc != 0 || op != RING_HOOK_BLOCK) return 0;
   struct pollfd pf = {p->fds[st->index], POLLIN, 0};
   poll(&pf, 1, 1); /* the caller's next call reads what woke it */

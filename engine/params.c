@@ -64,6 +64,9 @@ static const param_def_t defs[PARAM_COUNT] = {
                              "N > 0: every Nth call, a rank that only sends (a broadcast's root, a reduce's leaf) waits "
                              "until its steps are taken, so that a mismatched call fails there in that call, not a later "
                              "one (costs a round trip); 0: never"},
+    [PARAM_SOCKET_DIRECT] = {"CHORUS_SOCKET_DIRECT", PARAM_INT, "32768",
+                             "socket steps up to this many bytes are written and read by the calling thread itself "
+                             "when their stream is idle, not handed to the proxy threads; 0: always the proxies"},
     [PARAM_HANG_DIR] = {"CHORUS_HANG_DIR", PARAM_STR, "/tmp",
                         "folder for hang reports (on a timeout, or SIGUSR1 during a call)"},
     [PARAM_RSH] = {"CHORUS_RSH", PARAM_STR, "ssh -o BatchMode=yes",

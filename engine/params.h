@@ -56,6 +56,7 @@ typedef enum {
   PARAM_TUNING_FILE,
   PARAM_CONFIRM_SENDS,
   PARAM_RSH,
+  PARAM_SOCKET_DIRECT,
   PARAM_COUNT
 } param_id_t;
 

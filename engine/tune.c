@@ -388,8 +388,13 @@ static int model_select(tune_t *t, chorus_coll_t coll, size_t count, chorus_dtyp
       return 0;
     }
   }
+  /* The rules' limits on a second channel hold for the model too: it does
+   * not price the second thread per rank, and on the namespace testbed it
+   * predicted 1 and 2 channels within 1-2% of each other at every size,
+   * where below 1 MiB 2 channels measured up to 3x slower (2026-12-03,
+   * BENCHMARKS.md, "Sockets across namespaces"). */
   long cores = online_cores();
-  int maxch = cores >= 2L * t->nlocal ? 2 : 1;
+  int maxch = bytes >= TUNE_TWO_CHANNELS && cores >= 2L * t->nlocal ? 2 : 1;
   const char *allow = param_str(PARAM_ALGO);
   const char *pinned[1] = {pin ? pin->algo : NULL};
   const char *const *names = pin ? pinned : candidates;

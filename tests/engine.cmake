@@ -16,6 +16,17 @@ foreach(t engine sock)
   set_tests_properties(confirm_sends_${t} PROPERTIES LABELS "unit;integration" TIMEOUT 120
     ENVIRONMENT "CHORUS_CONFIRM_SENDS=1;CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
 endforeach()
+# The socket transport's two ways of moving a step, each alone: its proxy
+# threads only; and every step small (8 KiB slots) into socket buffers of a
+# few steps, so that the executor's own writes stop part-way and the proxies
+# finish them (more than 100 times in this test, counted when it was
+# written; smaller socket buffers stall TCP itself, before this change too).
+add_test(NAME test_sock_proxies_only COMMAND test_sock)
+add_test(NAME test_sock_small_buffers COMMAND test_sock allreduce_threads_odd_counts_unaligned_in_place)
+set_tests_properties(test_sock_proxies_only PROPERTIES LABELS "unit;integration" TIMEOUT 300
+  ENVIRONMENT "CHORUS_SOCKET_DIRECT=0")
+set_tests_properties(test_sock_small_buffers PROPERTIES LABELS "unit;integration" TIMEOUT 300
+  ENVIRONMENT "CHORUS_BUFFSIZE=65536;CHORUS_SOCKET_BUFSIZE=32768")
 
 foreach(mode procs threads)
   add_test(NAME perf_matrix_${mode}

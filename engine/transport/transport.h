@@ -9,9 +9,11 @@
  * ranks on few cores still progress. For shm the ring sits in the
  * receiver's shared segment and the sender writes the slot directly (one
  * copy); for sockets each side has a local ring and proxy threads move
- * steps between the rings and the TCP streams. The executor only ever sees
- * rings, so its per-step path has no indirect call. Transports know nothing
- * of plans or collectives. */
+ * steps between the rings and the TCP streams, and a hook on the ring lets
+ * the waiting executor move small steps itself (no thread hand-off). The
+ * executor only ever sees rings; its per-step path has no indirect call
+ * but that hook, NULL for shm. Transports know nothing of plans or
+ * collectives. */
 #ifndef CHORUS_TRANSPORT_H
 #define CHORUS_TRANSPORT_H
 
@@ -38,14 +40,32 @@ typedef struct {
 /* The slots start here inside a ring's memory. */
 #define RING_SLOTS_OFFSET 4096
 
-typedef struct {
+typedef struct ring ring_t;
+
+/* When a transport's hook is called on a ring (the executor's side only;
+ * proxies use rings without it). */
+typedef enum {
+  RING_HOOK_POSTED, /* producer: a step was just posted */
+  RING_HOOK_POLL,   /* consumer: waiting for data, spinning: move a step if one can */
+  RING_HOOK_BLOCK,  /* consumer: as POLL, but may sleep (about 1 ms at most) until there is one */
+  RING_HOOK_IDLE    /* consumer: giving up, about to sleep on the futex */
+} ring_hook_op_t;
+
+struct ring {
   ring_ctrl_t *ctrl;
   char *slots;
   size_t step_bytes;
   uint32_t pos;             /* next step this side produces or consumes */
   int peer_pid;             /* to notice a dead peer process (0: same process) */
   const volatile int *stop; /* the communicator's abort flag */
-} ring_t;
+  /* Sockets: moves steps from the calling thread when that beats waking a
+   * proxy (sock.c); NULL for shm. */
+  /* Returns 1 when it slept (RING_HOOK_BLOCK), 0 when it looked and
+   * found nothing to move, -1 when it does not take part now (the caller
+   * spins as it would without a hook). */
+  int (*hook)(ring_t *r, ring_hook_op_t op);
+  void *hook_arg;
+};
 
 /* Why a wait ended. */
 typedef enum { RING_OK = 0, RING_ABORTED, RING_PEER_DEAD, RING_TIMEOUT, RING_STOPPED } ring_wait_t;
@@ -88,6 +108,7 @@ static inline void ring_post(ring_t *r, uint32_t bytes_flags, uint32_t tag) {
   /* seq_cst store then load: pairs with the sleeper's increment-then-recheck. */
   __atomic_store_n(&r->ctrl->head, r->pos, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&r->ctrl->head_sleepers, __ATOMIC_SEQ_CST)) ring_wake(&r->ctrl->head);
+  if (r->hook) r->hook(r, RING_HOOK_POSTED);
 }
 
 /* Consumer: wait until step `pos` has arrived; return its slot and meta. */

@@ -102,6 +102,38 @@ static void allreduce_threads_odd_counts_unaligned_in_place(void) {
   for (int n = 1; n <= 8; n++) CHECK_EQ_INT(run_threads(n, allreduce_body, NULL, NULL), 0);
 }
 
+/* Many small calls back to back, each with other values, of sizes that
+ * alternate: over sockets, steps that the executor writes and reads itself,
+ * a stream claimed and given back between calls. */
+static void small_body(rank_ctx_t *c) {
+  static const size_t sizes[] = {1, 13, 1021, 3001};
+  int32_t in[3001], out[3001];
+  for (int it = 0; it < 200 && !c->failures; it++) {
+    size_t n = sizes[it % 4];
+    for (size_t i = 0; i < n; i++) in[i] = (int32_t)(c->rank * 7 + it * 3 + (int)i % 11);
+    chorus_result_t r = chorus_run_allreduce(in, out, n, chorus_int32, chorus_sum, c->comm, NULL);
+    if (r != chorus_success) {
+      fprintf(stderr, "  rank %d call %d: %s\n", c->rank, it, chorus_last_error());
+      c->failures++;
+      return;
+    }
+    for (size_t i = 0; i < n; i++) {
+      int32_t want = 0;
+      for (int q = 0; q < c->nranks; q++) want += (int32_t)(q * 7 + it * 3 + (int)i % 11);
+      if (out[i] != want) {
+        fprintf(stderr, "  rank %d of %d call %d count %zu: [%zu] = %d, want %d\n", c->rank, c->nranks, it, n, i,
+                out[i], want);
+        c->failures++;
+        return;
+      }
+    }
+  }
+}
+
+static void small_allreduces_in_a_row_are_exact(void) {
+  for (int n = 2; n <= 4; n++) CHECK_EQ_INT(run_threads(n, small_body, NULL, NULL), 0);
+}
+
 static void group_lets_one_thread_drive_every_rank(void) {
   enum { N = 4, C = 100003 };
   chorus_comm_t *comms[N];
@@ -391,6 +423,7 @@ int main(int argc, char **argv) {
   setenv("CHORUS_NSOCKS_PERCONN", "2", 1);
 #endif
   static const test_case_t tests[] = {TEST(allreduce_threads_odd_counts_unaligned_in_place),
+                                      TEST(small_allreduces_in_a_row_are_exact),
                                       TEST(group_lets_one_thread_drive_every_rank),
                                       TEST(send_recv_ring_exchange_in_a_group),
                                       TEST(streams_run_calls_in_order_asynchronously),

@@ -1,4 +1,4 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-02 18:06:48 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-03 16:15:11 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
 -- command: chorus calibrate -n 2 --topo local-cpu.lua --out /work/main/experiments/results/local/calibrated.lua
 -- base: /work/main/topologies/local-cpu.lua
@@ -10,16 +10,20 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.712 us +- 0.043, bw 23.928 GB/s +- 3.168, R^2 0.90219, max residual 28.11%, break near 5793 B
---   copy kernel 14.987 GB/s [4.916, 15.543] (cross-check; not written)
---   allreduce 8 B on 2 ranks (ring): 1.338 us [1.308, 1.377]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.570 us +- 0.053, bw 3.370 GB/s +- 0.417, R^2 0.97596, max residual 20.04%, break near 370728 B
+--   copy kernel 8.657 GB/s [7.912, 9.272], 128 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 3.370 GB/s +- 0.417 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.381 us [0.380, 0.391]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw      = "23.93GB/s", -- shm ping-pong bandwidth, +- 3.168 GB/s
-  reduce_bw    = "9.294GB/s", -- reduce kernel, all ranks at once, [9.050, 9.681] GB/s
-  op_overhead  = "0.151us", -- 8-byte allreduce on one rank, [0.151, 0.160] us
-  step_lat     = "0.5605us", -- shm alpha - op_overhead
+  copy_bw      = "50.7GB/s", -- copy kernel in the cache, all ranks at once, [48.395, 51.674] GB/s
+  reduce_bw    = "29.96GB/s", -- reduce kernel in the cache, all ranks at once, [29.165, 30.260] GB/s
+  mem_bw       = "34.63GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 128 MiB buffers
+  llc          = "32MiB", -- last-level cache (sysfs) / 1 hosts
+  op_overhead  = "0.2us", -- 8-byte allreduce on one rank, [0.140, 0.220] us
+  step_lat     = "0.3701us", -- shm alpha - op_overhead
+  wake_lat     = "11.74us", -- 2 ranks on one CPU: 8 B half round trip 12.309 us [12.263, 12.404] - shm alpha
 }
 
 local loader_param = param
@@ -33,20 +37,79 @@ end
 
 -- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
--- `ranks` processes (default 2, its vCPU count) on one NUMA node,
--- exchanging through shared memory. Each rank's path to the shared segment
--- is the one-thread copy rate, and its reductions the one-thread add rate,
--- both measured here (BENCHMARKS.md, "Kernels and memory bandwidth": DRAM
--- copy ~29 GB/s STREAM-counted = 14.5 GB/s copied, add ~33 GB/s counted = 11
--- GB/s of result); the step latency is half the measured 1.4 us
--- shared-memory ping-pong (DOMAIN.md).
+-- `ranks` processes (default 2, its vCPU count) exchanging through shared
+-- memory. Each rank's thread does its own copies (into a peer's slot, out of
+-- its own) and reductions, at one thread's rates in the cache (defaults:
+-- scripts/bench/stream.sh on 2026-12-03, kern_copy at 1-4 MiB ~84 GB/s
+-- STREAM-counted = 42 GB/s copied, add ~66 GB/s counted = 22 GB/s of
+-- result), and once the call's buffers pass the cache the ranks share the
+-- memory's bandwidth (2 threads, 64-256 MiB: 26-30 GB/s counted); the step
+-- latency is half the measured 1.4 us shared-memory ping-pong (DOMAIN.md).
+--
+-- The machine's shape, as the engine's tuner passes it from hwloc: `cores`,
+-- `numa` nodes and `packages` (defaults: a core for every rank on one NUMA
+-- node). Ranks fill the NUMA nodes in order, one per core, as a launcher
+-- that binds ranks to cores in order places them; ranks beyond the cores
+-- share them, each getting its share of the copy and add rates. A step
+-- between NUMA nodes crosses a `numa_bw` link inside a package and a
+-- `socket_bw` one between packages (typical one-stream rates, not measured
+-- here: calibrate a machine that has several nodes).
 local n = param("ranks", 2)
-device { name = "numa0", kind = "numa", host = "local" }
+local cores = param("cores", n)
+local numa = param("numa", 1)
+local packages = param("packages", 1)
+if cores < 1 or numa < 1 or packages < 1 then error("cores, numa and packages must be at least 1") end
+if numa > cores then numa = cores end
+if packages > numa then packages = numa end
+
+local share = (n + cores - 1) // cores
+-- A rate divided among the ranks that share a core ("14.5GB/s" / 2 = "7.25GB/s").
+local function per_rank(v)
+  if share == 1 then return v end
+  if type(v) == "number" then return v / share end
+  local num, unit = tostring(v):match("^%s*([%d.]+)%s*(.-)%s*$")
+  if not num then error("local-cpu: cannot divide the rate '" .. tostring(v) .. "'") end
+  return string.format("%g%s", tonumber(num) / share, unit)
+end
+
+local per_node = (cores + numa - 1) // numa
+local function package_of(node) return node * packages // numa end
+-- Each NUMA node's memory: `mem_bw` is what all its cores together read and
+-- write per second (STREAM-counted: 2 threads of `add`, arrays past the
+-- cache), `llc` the last-level cache in front of it. The ranks move their
+-- data with their own threads (sim.h, the memory model): a rank's rates are
+-- the in-cache copy and add rates of one thread, and the memory is shared
+-- once their buffers no longer fit in the cache.
+local mem_bw, llc = param("mem_bw", "27GB/s"), param("llc", "32MiB")
+for m = 0, numa - 1 do
+  device { name = "numa" .. m, kind = "numa", host = "local", mem_bw = mem_bw, llc = llc }
+end
+for a = 0, numa - 1 do
+  for b = a + 1, numa - 1 do
+    local same = package_of(a) == package_of(b)
+    link { "numa" .. a, "numa" .. b,
+           bw = same and param("numa_bw", "20GB/s") or param("socket_bw", "10GB/s"),
+           lat = same and param("numa_lat", "0.1us") or param("socket_lat", "0.2us") }
+  end
+end
+local copy_bw = per_rank(param("copy_bw", "40GB/s"))
 for r = 0, n - 1 do
   local c = "core" .. r
-  device { name = c, kind = "core", host = "local", reduce_bw = param("reduce_bw", "11GB/s"),
-           copy_bw = param("copy_bw", "14.5GB/s"), op_overhead = param("op_overhead", "0.2us") }
-  link { c, "numa0", bw = param("copy_bw", "14.5GB/s"), lat = "0us" }
+  local node = (r % cores) // per_node
+  device { name = c, kind = "core", host = "local", reduce_bw = per_rank(param("reduce_bw", "22GB/s")),
+           copy_bw = copy_bw, op_overhead = param("op_overhead", "0.2us"), mem = "numa" .. node }
+  link { c, "numa" .. node, bw = copy_bw, lat = "0us" }
   rank(c)
 end
-protocol { "simple", latency = param("step_lat", "0.7us"), efficiency = 1.0 }
+-- With more ranks than cores a step usually waits for its peer to be
+-- scheduled first: `wake_lat` more (chorus calibrate measures it with two
+-- ranks on one CPU).
+local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "5us")
+local function seconds(v)
+  local num, unit = tostring(v):match("^%s*([%d.eE+-]+)%s*(%a*)%s*$")
+  local scale = ({ s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9 })[unit]
+  if not num or not scale then error("local-cpu: cannot read the time '" .. tostring(v) .. "'") end
+  return tonumber(num) * scale
+end
+if share > 1 then step_lat = string.format("%.6gus", (seconds(step_lat) + seconds(wake_lat)) * 1e6) end
+protocol { "simple", latency = step_lat, efficiency = 1.0 }

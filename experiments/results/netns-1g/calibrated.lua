@@ -1,4 +1,4 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-02 18:02:18 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-03 16:16:59 UTC.
 -- machine: vm, AMD EPYC; 8 ranks on 4 hosts; kernels avx512
 -- command: chorus calibrate --topo netns.lua --out /work/main/experiments/results/netns-1g/calibrated.lua
 -- base: /work/main/topologies/netns.lua
@@ -10,19 +10,23 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.898 us +- 0.047, bw 22.566 GB/s +- 2.207, R^2 0.89167, max residual 22.84%, break near 5793 B
---   socket (rank 0 <-> 2), two pieces: alpha 156.767 us +- 14.621, bw 0.126 GB/s +- 0.012, R^2 0.62382, max residual 30.21%, break near 185364 B
---   copy kernel 4.117 GB/s [3.596, 5.394] (cross-check; not written)
---   allreduce 8 B on 8 ranks (ring): 4236.561 us [3987.537, 4569.390]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.533 us +- 0.038, bw 2.884 GB/s +- 0.511, R^2 0.97887, max residual 17.81%, break near 185364 B
+--   socket (rank 0 <-> 2), two pieces: alpha 29.449 us +- 5.142, bw 0.119 GB/s +- 0.000, R^2 0.75051, max residual 60.47%, break near 185364 B
+--   copy kernel 2.443 GB/s [1.793, 2.756], 128 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 2.884 GB/s +- 0.511 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 8 ranks (ring): 703.017 us [662.803, 859.364]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw      = "22.57GB/s", -- shm ping-pong bandwidth, +- 2.207 GB/s
-  reduce_bw    = "2.683GB/s", -- reduce kernel, all ranks at once, [2.484, 3.013] GB/s
-  op_overhead  = "0.16us", -- 8-byte allreduce on one rank, [0.160, 0.160] us
-  step_lat     = "0.738us", -- shm alpha - op_overhead
-  rate         = "1.007Gb/s", -- socket ping-pong bandwidth, +- 0.099 Gb/s
-  delay        = "77.93us", -- (socket alpha - op_overhead - step_lat 0.738 us) / 2 links
+  copy_bw      = "43.39GB/s", -- copy kernel in the cache, all ranks at once, [34.263, 44.333] GB/s
+  reduce_bw    = "28.04GB/s", -- reduce kernel in the cache, all ranks at once, [6.930, 29.578] GB/s
+  mem_bw       = "9.772GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 128 MiB buffers
+  llc          = "8MiB", -- last-level cache (sysfs) / 4 hosts
+  op_overhead  = "0.14us", -- 8-byte allreduce on one rank, [0.140, 0.140] us
+  step_lat     = "0.393us", -- shm alpha - op_overhead
+  wake_lat     = "11.84us", -- 2 ranks on one CPU: 8 B half round trip 12.370 us [12.293, 22.759] - shm alpha
+  rate         = "0.9554Gb/s", -- socket ping-pong bandwidth, +- 0.002 Gb/s
+  delay        = "14.46us", -- (socket alpha - op_overhead - step_lat 0.393 us) / 2 links
 }
 
 local loader_param = param
@@ -39,27 +43,50 @@ end
 -- namespaces on this machine, `ppn` ranks in each, every namespace joined
 -- by a veth pair to one Linux bridge; tc tbf shapes both directions of each
 -- veth to `rate`. Inside a namespace ranks exchange through shared memory
--- (each rank's path to the segment is the one-thread copy rate, as in
--- local-cpu.lua); between namespaces through TCP, whose per-step cost is
+-- (each rank's thread copies, at one thread's rates, sharing the memory: the
+-- memory model of local-cpu.lua); between namespaces through TCP, whose per-step cost is
 -- the link latency `delay` on each of the two links a step crosses (half
 -- the measured TCP loopback round trip when spinning, 11 us, split over the
 -- two hops). `chorus calibrate` fits these on the real testbed.
 local hosts = param("hosts", 4)
 local ppn = param("ppn", 1)
 local rate, delay = param("rate", "10Gb/s"), param("delay", "2.75us")
-local copy_bw, reduce_bw = param("copy_bw", "14.5GB/s"), param("reduce_bw", "11GB/s")
+-- The hosts share this machine's memory, cache and `cores`: each host gets
+-- its share of the memory and cache (`chorus calibrate` measures the share
+-- with every rank busy at once); with more ranks than cores the ranks share
+-- the cores' rates and a step waits `wake_lat` for its peer to be scheduled,
+-- as in local-cpu.lua (chorus exp passes this machine's CPU count).
+local cores = param("cores", hosts * ppn)
+if cores < 1 then error("cores must be at least 1") end
+local function scaled(v, by)
+  local num, unit = tostring(v):match("^%s*([%d.]+)%s*(.-)%s*$")
+  if not num then error("netns: cannot divide '" .. tostring(v) .. "'") end
+  return string.format("%g%s", tonumber(num) / by, unit)
+end
+local ranks_per_core = (hosts * ppn + cores - 1) // cores
+local copy_bw = scaled(param("copy_bw", "40GB/s"), ranks_per_core)
+local reduce_bw = scaled(param("reduce_bw", "22GB/s"), ranks_per_core)
+local mem_bw, llc = param("mem_bw", scaled("27GB/s", hosts)), param("llc", scaled("32MiB", hosts))
 local op_overhead = param("op_overhead", "0.5us")
 device { name = "br0", kind = "switch" }
 for i = 0, hosts - 1 do
   local h = "ns" .. i
-  device { name = h, kind = "numa", host = h }
+  device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc }
   link { h, "br0", bw = rate, lat = delay }
   for c = 0, ppn - 1 do
     local core = h .. "c" .. c
     device { name = core, kind = "core", host = h, reduce_bw = reduce_bw, copy_bw = copy_bw,
-             op_overhead = op_overhead }
+             op_overhead = op_overhead, mem = h }
     link { core, h, bw = copy_bw, lat = "0us" }
     rank(core)
   end
 end
-protocol { "simple", latency = param("step_lat", "0.7us"), efficiency = 1.0 }
+local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "5us")
+local function seconds(v)
+  local num, unit = tostring(v):match("^%s*([%d.eE+-]+)%s*(%a*)%s*$")
+  local scale = ({ s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9 })[unit]
+  if not num or not scale then error("netns: cannot read the time '" .. tostring(v) .. "'") end
+  return tonumber(num) * scale
+end
+if ranks_per_core > 1 then step_lat = string.format("%.6gus", (seconds(step_lat) + seconds(wake_lat)) * 1e6) end
+protocol { "simple", latency = step_lat, efficiency = 1.0 }

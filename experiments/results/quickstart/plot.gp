@@ -3,44 +3,44 @@
 
 set terminal png size 900,560
 set output 'group1-busbw.png'
-set title 'quickstart allreduce, 2 ranks, ranks=2'
+set title 'quickstart allreduce, 2 ranks, ranks=2,cores=2'
 set logscale x 2
 set grid
 set key left top
 set xlabel 'size (bytes)'
 set ylabel 'busbw (GB/s)'
 unset logscale y
-plot 'raw/allreduce-ring-n2-ranks_2.dat' using 1:2 with linespoints lt 1 dt 1 title 'ring measured', 'raw/allreduce-ring-n2-ranks_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n2-ranks_2.dat' using 1:2 with linespoints lt 2 dt 1 title 'tree measured', 'raw/allreduce-tree-n2-ranks_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n2-ranks_2.dat' using 1:2 with linespoints lt 3 dt 1 title 'hybrid measured', 'raw/allreduce-hybrid-n2-ranks_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 1 dt 1 title 'ring measured', 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 2 dt 1 title 'tree measured', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 3 dt 1 title 'hybrid measured', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
 
 set terminal svg dynamic size 900,560
 set output 'group1-busbw.svg'
-set title 'quickstart allreduce, 2 ranks, ranks=2'
+set title 'quickstart allreduce, 2 ranks, ranks=2,cores=2'
 set logscale x 2
 set grid
 set key left top
 set xlabel 'size (bytes)'
 set ylabel 'busbw (GB/s)'
 unset logscale y
-plot 'raw/allreduce-ring-n2-ranks_2.dat' using 1:2 with linespoints lt 1 dt 1 title 'ring measured', 'raw/allreduce-ring-n2-ranks_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n2-ranks_2.dat' using 1:2 with linespoints lt 2 dt 1 title 'tree measured', 'raw/allreduce-tree-n2-ranks_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n2-ranks_2.dat' using 1:2 with linespoints lt 3 dt 1 title 'hybrid measured', 'raw/allreduce-hybrid-n2-ranks_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 1 dt 1 title 'ring measured', 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 2 dt 1 title 'tree measured', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 3 dt 1 title 'hybrid measured', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted'
 
 set terminal png size 900,560
 set output 'group1-error.png'
-set title 'quickstart allreduce, 2 ranks, ranks=2'
+set title 'quickstart allreduce, 2 ranks, ranks=2,cores=2'
 set logscale x 2
 set grid
 set key left top
 set xlabel 'size (bytes)'
 set ylabel '(predicted - measured) / measured (%)'
 unset logscale y
-plot 'raw/allreduce-ring-n2-ranks_2.dat' using 1:4 with linespoints lt 1 title 'ring', 'raw/allreduce-tree-n2-ranks_2.dat' using 1:4 with linespoints lt 2 title 'tree', 'raw/allreduce-hybrid-n2-ranks_2.dat' using 1:4 with linespoints lt 3 title 'hybrid'
+plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 1 title 'ring', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 2 title 'tree', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 3 title 'hybrid'
 
 set terminal svg dynamic size 900,560
 set output 'group1-error.svg'
-set title 'quickstart allreduce, 2 ranks, ranks=2'
+set title 'quickstart allreduce, 2 ranks, ranks=2,cores=2'
 set logscale x 2
 set grid
 set key left top
 set xlabel 'size (bytes)'
 set ylabel '(predicted - measured) / measured (%)'
 unset logscale y
-plot 'raw/allreduce-ring-n2-ranks_2.dat' using 1:4 with linespoints lt 1 title 'ring', 'raw/allreduce-tree-n2-ranks_2.dat' using 1:4 with linespoints lt 2 title 'tree', 'raw/allreduce-hybrid-n2-ranks_2.dat' using 1:4 with linespoints lt 3 title 'hybrid'
+plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 1 title 'ring', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 2 title 'tree', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 3 title 'hybrid'

@@ -234,7 +234,7 @@ static int send_hook(ring_t *r, ring_hook_op_t op) {
   if (!(flags & RING_MORE) && (flags & ~RING_MORE) <= p->direct_max &&
       __atomic_load_n(&st->next, __ATOMIC_RELAXED) == s && stream_trylock(st)) {
     int rc = st->next == s ? write_step(p, st, s, 0) : 0;
-    if (rc == 1) st->next += (uint32_t)p->nsocks;
+    if (rc == 1) __atomic_store_n(&st->next, st->next + (uint32_t)p->nsocks, __ATOMIC_RELAXED);
     stream_unlock(st);
     if (rc == 1) {
       step_sent(p, s);
@@ -269,7 +269,7 @@ static void *send_main(void *arg) {
       stream_lock(st);
       s = st->next;
       if (ring_passed(__atomic_load_n(&ctrl->head, __ATOMIC_ACQUIRE), s + 1)) rc = write_step(p, st, s, 1);
-      if (rc == 1) st->next += (uint32_t)p->nsocks;
+      if (rc == 1) __atomic_store_n(&st->next, st->next + (uint32_t)p->nsocks, __ATOMIC_RELAXED);
       stream_unlock(st);
     }
     if (rc < 0) {
@@ -361,7 +361,7 @@ static int read_step(sock_priv_t *p, sock_stream_t *st, ring_t *r) {
     return -1;
   }
   st->ended = 0;
-  st->next += (uint32_t)p->nsocks;
+  __atomic_store_n(&st->next, st->next + (uint32_t)p->nsocks, __ATOMIC_RELAXED);
   __atomic_store_n(&p->bulk, (size_t)bytes > p->direct_max || ((uint32_t)meta & RING_MORE), __ATOMIC_RELAXED);
   ctrl->meta[s % EXEC_NSTEPS] = meta;
   __atomic_store_n(&p->done[s % EXEC_NSTEPS], 1, __ATOMIC_RELEASE);

@@ -556,8 +556,8 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
   for (int i = 0; i < ncalls; i++) n += calls[i].kind != CALL_COLL;
   if (!n) return chorus_success;
   if (c->cuda)
-    return err_set(chorus_invalid_usage, "rank %d: send/recv on a CUDA communicator is not implemented yet (only "
-                                         "collectives run as CUDA kernels)", c->rank);
+    return err_set(chorus_invalid_usage, "rank %d: a CUDA communicator runs collectives only (as CUDA kernels); "
+                                         "send and recv need a communicator on host memory", c->rank);
   p2p_t *ops = calloc((size_t)n, sizeof *ops);
   comm_link_t *links = calloc((size_t)n, sizeof *links);
   if (!ops || !links) {

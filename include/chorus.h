@@ -142,8 +142,9 @@ chorus_result_t chorus_comm_init_env(chorus_comm_t **comm);
  * CUDA_DEVICE_MAX_CONNECTIONS=32 unless the environment has it, so that
  * the ranks' streams do not queue behind each other; that only works
  * before the process's first CUDA call. chorus_invalid_usage when
- * libchorus was built without CUDA or there is no device. Send/recv are
- * not implemented on these communicators yet. */
+ * libchorus was built without CUDA or there is no device. These
+ * communicators run collectives only: send and recv on them return
+ * chorus_invalid_usage. */
 chorus_result_t chorus_comm_init_all_cuda(chorus_comm_t **comms, int nranks, const int *devices);
 /* The CUDA device the communicator is bound to, -1 for a host one. */
 chorus_result_t chorus_comm_cuda_device(const chorus_comm_t *comm, int *device);

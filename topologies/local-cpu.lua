@@ -26,13 +26,8 @@ if packages > numa then packages = numa end
 
 local share = (n + cores - 1) // cores
 -- A rate divided among the ranks that share a core ("14.5GB/s" / 2 = "7.25GB/s").
-local function per_rank(v)
-  if share == 1 then return v end
-  if type(v) == "number" then return v / share end
-  local num, unit = tostring(v):match("^%s*([%d.]+)%s*(.-)%s*$")
-  if not num then error("local-cpu: cannot divide the rate '" .. tostring(v) .. "'") end
-  return string.format("%g%s", tonumber(num) / share, unit)
-end
+local quantity = require "quantity"
+local function per_rank(v) return quantity.divide(v, share, "local-cpu") end
 
 local per_node = (cores + numa - 1) // numa
 local function package_of(node) return node * packages // numa end
@@ -67,11 +62,5 @@ end
 -- scheduled first: `wake_lat` more (chorus calibrate measures it with two
 -- ranks on one CPU).
 local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "5us")
-local function seconds(v)
-  local num, unit = tostring(v):match("^%s*([%d.eE+-]+)%s*(%a*)%s*$")
-  local scale = ({ s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9 })[unit]
-  if not num or not scale then error("local-cpu: cannot read the time '" .. tostring(v) .. "'") end
-  return tonumber(num) * scale
-end
-if share > 1 then step_lat = string.format("%.6gus", (seconds(step_lat) + seconds(wake_lat)) * 1e6) end
+if share > 1 then step_lat = quantity.add_times(step_lat, wake_lat, "local-cpu") end
 protocol { "simple", latency = step_lat, efficiency = 1.0 }

@@ -17,11 +17,8 @@ local rate, delay = param("rate", "10Gb/s"), param("delay", "2.75us")
 -- as in local-cpu.lua (chorus exp passes this machine's CPU count).
 local cores = param("cores", hosts * ppn)
 if cores < 1 then error("cores must be at least 1") end
-local function scaled(v, by)
-  local num, unit = tostring(v):match("^%s*([%d.]+)%s*(.-)%s*$")
-  if not num then error("netns: cannot divide '" .. tostring(v) .. "'") end
-  return string.format("%g%s", tonumber(num) / by, unit)
-end
+local quantity = require "quantity"
+local function scaled(v, by) return quantity.divide(v, by, "netns") end
 local ranks_per_core = (hosts * ppn + cores - 1) // cores
 local copy_bw = scaled(param("copy_bw", "40GB/s"), ranks_per_core)
 local reduce_bw = scaled(param("reduce_bw", "22GB/s"), ranks_per_core)
@@ -41,11 +38,5 @@ for i = 0, hosts - 1 do
   end
 end
 local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "5us")
-local function seconds(v)
-  local num, unit = tostring(v):match("^%s*([%d.eE+-]+)%s*(%a*)%s*$")
-  local scale = ({ s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9 })[unit]
-  if not num or not scale then error("netns: cannot read the time '" .. tostring(v) .. "'") end
-  return tonumber(num) * scale
-end
-if ranks_per_core > 1 then step_lat = string.format("%.6gus", (seconds(step_lat) + seconds(wake_lat)) * 1e6) end
+if ranks_per_core > 1 then step_lat = quantity.add_times(step_lat, wake_lat, "netns") end
 protocol { "simple", latency = step_lat, efficiency = 1.0 }

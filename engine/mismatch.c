@@ -170,16 +170,22 @@ void mismatch_listen(chorus_comm_t *c) {
    * aborted) must not wait. */
   double end = tr_now() + 0.05;
   mm_msg_t m;
-  int from;
+  int from, noted = 0, waiting = 0;
   while (next(c, end, &from, &m)) {
+    /* Every rank that asks gets its answer: a broadcast's root whose tree
+     * has two children is asked by both (answering the first alone left
+     * the second saying the root did not say, 2026-12-03). A short look
+     * for more after each answer or note, unless a note is still coming. */
     if (m.kind == MM_ASK) {
       answer(c, from, &m);
-      return;
+      noted = 1;
+    } else if (m.kind == MM_NOTE) {
+      if (!noted) explain(c, m.a_rank, &m.a, m.b_rank, &m.b, m.found);
+      noted = 1;
+      if (waiting > 0) waiting--;
+    } else if (m.kind == MM_COMING) {
+      waiting++;
     }
-    if (m.kind == MM_NOTE) {
-      explain(c, m.a_rank, &m.a, m.b_rank, &m.b, m.found);
-      return;
-    }
-    if (m.kind == MM_COMING) end = tr_now() + window();
+    end = tr_now() + (waiting > 0 && !noted ? window() : 0.05);
   }
 }

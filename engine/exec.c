@@ -155,8 +155,10 @@ static chorus_result_t op_recv(chan_t *x, conn_t *in, conn_t *out, const char *s
       if (oslot) kern_copy(oslot, islot, n);
     } else if (oslot && dst) {
       kern_reduce2(dst + off, oslot, src + off, islot, n / j->es, j->call->dt, j->call->op);
+    } else if (oslot) {
+      kern_reduce_out(oslot, src + off, islot, n / j->es, j->call->dt, j->call->op);
     } else {
-      kern_reduce(oslot ? oslot : dst + off, src + off, islot, n / j->es, j->call->dt, j->call->op);
+      kern_reduce(dst + off, src + off, islot, n / j->es, j->call->dt, j->call->op);
     }
     if (oslot) ring_post(&out->ring, flags, j->tag);
     ring_release(&in->ring);

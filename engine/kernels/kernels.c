@@ -110,15 +110,45 @@ void kern_reduce(void *dst, const void *a, const void *b, size_t count, chorus_d
   kern_ops()->reduce[dt][op](dst, NULL, a, b, count);
 }
 
+/* A result another core reads next (a peer's slot over shared memory) is
+ * reduced tile by tile into memory of this core's own -- the kept result, or
+ * a tile of this thread's -- and each tile then copied out with memcpy. The
+ * slot's lines were last read by that core, and vector stores take each one
+ * back with a read for ownership first; memcpy's string stores do not. In
+ * scripts/bench/handoff_bench.c (2-vCPU EPYC, 2026-12-03, a 128 KiB step):
+ * a reduction straight into the slot 6.0 GB/s, tiled 21.7 GB/s, a copy
+ * 36 GB/s. 16 KiB tiles stay in L1: 2 KiB ones measured as slow as no
+ * tiling (memcpy's vector path below its string-store threshold), 8-32
+ * KiB alike. */
+#define KERN_TILE_BYTES ((size_t)16 << 10)
+
+static void reduce_then_copy(void *keep, void *out, const void *a, const void *b, size_t count, chorus_dtype_t dt,
+                             chorus_redop_t op) {
+  static _Thread_local _Alignas(64) unsigned char tile[KERN_TILE_BYTES];
+  size_t es = kern_dtype_size(dt), per = KERN_TILE_BYTES / es;
+  kern_reduce_fn fn = kern_ops()->reduce[dt][op];
+  for (size_t i = 0; i < count; i += per) {
+    size_t n = count - i < per ? count - i : per;
+    char *t = keep ? (char *)keep + i * es : (char *)tile;
+    fn(t, NULL, (const char *)a + i * es, (const char *)b + i * es, n);
+    memcpy((char *)out + i * es, t, n * es);
+  }
+}
+
+void kern_reduce_out(void *out, const void *a, const void *b, size_t count, chorus_dtype_t dt, chorus_redop_t op) {
+  if (count == 0 || !kern_valid(dt, op)) return;
+  reduce_then_copy(NULL, out, a, b, count, dt, op);
+}
+
 void kern_reduce2(void *dst1, void *dst2, const void *a, const void *b, size_t count, chorus_dtype_t dt,
                   chorus_redop_t op) {
   if (count == 0 || !kern_valid(dt, op)) return;
-  if (!dst1) {
-    dst1 = dst2;
-    dst2 = NULL;
+  if (!dst1 || !dst2 || dst1 == dst2) {
+    void *d = dst1 ? dst1 : dst2;
+    if (d) kern_ops()->reduce[dt][op](d, NULL, a, b, count);
+    return;
   }
-  if (!dst1) return;
-  kern_ops()->reduce[dt][op](dst1, dst2, a, b, count);
+  reduce_then_copy(dst1, dst2, a, b, count, dt, op);
 }
 
 void kern_divide(void *x, size_t count, chorus_dtype_t dt, int n) {

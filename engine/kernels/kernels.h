@@ -32,8 +32,15 @@ void kern_copy(void *dst, const void *src, size_t bytes);
  * is written. */
 void kern_reduce(void *dst, const void *a, const void *b, size_t count, chorus_dtype_t dt, chorus_redop_t op);
 
-/* dst1[i] = dst2[i] = a[i] (op) b[i] in one pass; either dst may be NULL
- * (both NULL: nothing is done). Each dst may equal a or b. */
+/* dst1[i] = dst2[i] = a[i] (op) b[i]; either dst may be NULL (both NULL:
+ * nothing is done). Each dst may equal a or b. With both, dst2 is the
+ * result another core reads next (a peer's slot): the result is reduced into
+ * dst1 a tile at a time and each tile copied into dst2 (kernels.c says why). */
+/* out[i] = a[i] (op) b[i] where out is read next by another core (a peer's
+ * slot): reduced through a tile of this thread's and copied out, as
+ * kern_reduce2 does. out may equal a or b. */
+void kern_reduce_out(void *out, const void *a, const void *b, size_t count, chorus_dtype_t dt, chorus_redop_t op);
+
 void kern_reduce2(void *dst1, void *dst2, const void *a, const void *b, size_t count, chorus_dtype_t dt,
                   chorus_redop_t op);
 

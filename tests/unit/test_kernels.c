@@ -512,12 +512,13 @@ static void test_float_min_max_propagate_nan(void) {
 /* ---- the kernels -------------------------------------------------------- */
 
 #define GUARD 64
-static const size_t counts[] = {0, 1, 2, 3, 7, 31, 64, 1000, 4099};
+/* 20011: several of the 16 KiB tiles kern_reduce2 and kern_reduce_out work in, for every type. */
+static const size_t counts[] = {0, 1, 2, 3, 7, 31, 64, 1000, 4099, 20011};
 /* byte offsets of dst, a, b from 64-byte alignment: aligned, below the
  * element size, element-aligned but not vector-aligned */
 static const size_t offsets[][3] = {{0, 0, 0}, {1, 2, 3}, {3, 1, 0}, {8, 24, 40}, {5, 0, 7}};
 #define NOFF (sizeof offsets / sizeof offsets[0])
-#define MAXN 4099
+#define MAXN 20011
 
 typedef struct {
   unsigned char *a, *b, *d1, *d2; /* 64-byte aligned, GUARD bytes before and after */
@@ -560,9 +561,10 @@ static int check_result(const void *dst, const void *a, const void *b, size_t n,
   return bad;
 }
 
-/* One (dtype, op, count, offsets) case in the five ways the executor calls
- * reduce: out of place, in place on a, in place on b, reduce2 into both, and
- * reduce2 with one NULL destination. */
+/* One (dtype, op, count, offsets) case in the ways the executor calls
+ * reduce: out of place, in place on a, in place on b, reduce2 into both,
+ * reduce2 with one NULL destination, and reduce_out (into a peer's slot),
+ * out of place and in place. */
 static int run_reduce_case(bufs_t *B, chorus_dtype_t dt, chorus_redop_t op, size_t n, const size_t off[3]) {
   size_t es = kern_dtype_size(dt), bytes = n * es, cap = MAXN * 8;
   unsigned char *a = B->a + GUARD + off[1], *b = B->b + GUARD + off[2];
@@ -597,6 +599,18 @@ static int run_reduce_case(bufs_t *B, chorus_dtype_t dt, chorus_redop_t op, size
   poison(B->d1, cap);
   kern_reduce2(d1, NULL, a, b, n, dt, op);
   bad += check_result(d1, a0, b0, n, dt, op) + !guards_intact(B->d1, off[0], bytes);
+
+  /* reduce_out: out of place, then in place on a and on b */
+  poison(B->d2, cap);
+  kern_reduce_out(d2, a, b, n, dt, op);
+  bad += check_result(d2, a0, b0, n, dt, op) + !guards_intact(B->d2, off[0], bytes);
+  bad += memcmp(a, a0, bytes) != 0 || memcmp(b, b0, bytes) != 0;
+  kern_reduce_out(a, a, b, n, dt, op);
+  bad += check_result(a, a0, b0, n, dt, op);
+  memcpy(a, a0, bytes);
+  kern_reduce_out(b, a, b, n, dt, op);
+  bad += check_result(b, a0, b0, n, dt, op);
+  memcpy(b, b0, bytes);
 
   /* in place: dst == a, then dst == b */
   kern_reduce(a, a, b, n, dt, op);

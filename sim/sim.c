@@ -73,6 +73,12 @@ typedef struct {
  * (0-2: src read, dst written, when not scratch), for the memory model. */
 #define OPF_MEM_SHIFT 2
 #define OPF_MEM(f) (((f) >> OPF_MEM_SHIFT) & 3)
+/* The memory model: a receive that writes its dst and also sends on a
+ * connection its thread copies (one memory) writes the result twice, as the
+ * engine does (kern_reduce2, or a copy to dst and one to the slot): after
+ * its work, a copy of the step at copy_bw that touches no buffer of memory
+ * (the result was just written, the slot is in the cache). */
+#define OPF_TWICE 16
 /* The memory model's work classes of a thread: copy or reduce, touching 1
  * or 2 buffers of memory per byte (sim.h). */
 enum { WK_COPY1 = 0, WK_COPY2, WK_REDUCE1, WK_REDUCE2, WK_NCLASSES };
@@ -84,7 +90,7 @@ enum { WK_COPY1 = 0, WK_COPY2, WK_REDUCE1, WK_REDUCE2, WK_NCLASSES };
 typedef struct {
   _Alignas(64) uint32_t op;
   uint32_t iter;
-  uint8_t state, phase; /* phase: 0 op not begun, 1 overhead paid, 2 work pending */
+  uint8_t state, phase; /* phase: 0 op not begun, 1 overhead paid, 2 work pending, 3 its second write (OPF_TWICE) */
   uint8_t record;       /* op spans are traced or kept */
   int8_t costq;         /* the event queue's FIFO for cost, -1 none */
   uint32_t pend;        /* the step being worked on: bytes | last flag */
@@ -649,6 +655,9 @@ static void window_fill(sim_t *s, int th, thr_t *T) {
     w->out = plan_op_sends(o->code)
                  ? find_conn(s->conn_peer_out + tc->out_first, s->conn_id_out + tc->out_first, tc->out_n, o->send_peer)
                  : -1;
+    if (T->wroute >= 0 && plan_op_receives(o->code) && plan_op_writes_dst(o->code) && w->out >= 0 &&
+        s->cinfo[w->out].tcopy)
+      w->flags |= OPF_TWICE;
     w->dst_chunk = o->dst_chunk;
   }
 }
@@ -759,7 +768,11 @@ static void thread_run(sim_t *s, int th) {
       conn_t *in = conn(s, op->in);
       int sends = op->out >= 0;
       for (;;) {
-        if (T->phase == 2) {
+        if (T->phase == 2 && (op->flags & OPF_TWICE)) {
+          T->phase = 3;
+          if (thr_work(s, th, T, (double)(T->pend & ~SLOT_LAST), 0, 0, op->in)) return;
+        }
+        if (T->phase >= 2) {
           /* The step worked on is done: forward it, free its slot. */
           uint32_t v = T->pend;
           T->phase = 1;

@@ -650,7 +650,9 @@ static void in_the_cache_each_thread_copies_at_its_rate(void) {
 
 /* A rank's thread does its sends, reductions and receives one after the
  * other: a 2-rank ring allreduce costs each thread S/2 copied out, S/2
- * reduced and S/2 copied in. */
+ * reduced, the result written a second time into the peer's slot (a fused
+ * receive-and-send writes both, as the engine's kern_reduce2 does) and S/2
+ * copied in. */
 static void a_thread_does_its_copies_and_reductions_in_turn(void) {
   topo_t *t = cpu_box(2, "10GB/s", "1GiB", "10GB/s", "5GB/s");
   CHECK_TRUE(t != NULL);
@@ -658,7 +660,24 @@ static void a_thread_does_its_copies_and_reductions_in_turn(void) {
   plan_t *p = ring_allreduce(2);
   size_t S = 16u << 20;
   double time = simulate(t, p, S, NULL);
-  CHECK_TRUE(near(time, (S / 2) / 10e9 + (S / 2) / 5e9 + (S / 2) / 10e9, 0.03));
+  CHECK_TRUE(near(time, 3 * (S / 2) / 10e9 + (S / 2) / 5e9, 0.03));
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
+/* Which fused receives write twice: on 3 ranks a chunk c = S/3 is sent
+ * (a copy), reduced and sent on without a destination (one write),
+ * reduced into the output and sent on (a reduction and a copy), copied into
+ * the output and sent on (two copies) and received (a copy): 5 copies and 2
+ * reductions of c per thread. */
+static void fused_receives_that_keep_a_result_write_it_twice(void) {
+  topo_t *t = cpu_box(3, "10GB/s", "1GiB", "10GB/s", "5GB/s");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  plan_t *p = ring_allreduce(3);
+  size_t S = 24u << 20;
+  double c = (double)S / 3, time = simulate(t, p, S, NULL);
+  CHECK_TRUE(near(time, 5 * c / 10e9 + 2 * c / 5e9, 0.03));
   plan_destroy(p);
   topo_destroy(t);
 }
@@ -673,4 +692,5 @@ TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(max_min_shares_the_
           TEST(rank_placement_changes_the_busbw_on_an_oversubscribed_fat_tree),
           TEST(the_same_inputs_give_the_same_time), TEST(the_event_queue_gives_exact_time_and_sequence_order),
           TEST(exclusive_routes_end_as_free_paths_do), TEST(memory_bandwidth_is_shared_past_the_cache),
-          TEST(in_the_cache_each_thread_copies_at_its_rate), TEST(a_thread_does_its_copies_and_reductions_in_turn))
+          TEST(in_the_cache_each_thread_copies_at_its_rate), TEST(a_thread_does_its_copies_and_reductions_in_turn),
+          TEST(fused_receives_that_keep_a_result_write_it_twice))

@@ -17,7 +17,11 @@
  *     KiB, in the cache, 128 passes per sample;
  *   - an 8-byte allreduce on a one-rank communicator (the engine's fixed cost
  *     of one call with one op, no peer), and on all ranks with the ring
- *     algorithm (reported as a check of the model).
+ *     algorithm (reported as a check of the model);
+ *   - when every rank is on one host: ring allgather and reduce-scatter of
+ *     256 KiB and 1 MiB (float sum, in the cache), the slowest rank's median
+ *     call: the engine's own copies and reductions, whose slots one core
+ *     writes and another reads (see copy_bw below).
  * Per size the median of the R samples is fitted; every median has a
  * bootstrap 95% interval (GSL's MT19937, fixed seed: same data, same output).
  *
@@ -42,10 +46,19 @@
  *   op_overhead <- the one-rank 8-byte allreduce: the model charges such a
  *                  call exactly one op_overhead (its plan is one copy of 8
  *                  bytes, which costs nothing at copy_bw).
- *   copy_bw     <- the copy kernel's rate on buffers in the cache, all ranks
- *                  at once: in the memory model (sim.h) a rank's thread does
- *                  every copy itself (into a peer's slot, out of its own) at
- *                  this rate while the call's buffers fit in the cache.
+ *   copy_bw     <- in the memory model (sim.h) a rank's thread does every
+ *                  copy itself (into a peer's slot, out of its own) at this
+ *                  rate while the call's buffers fit in the cache. On one
+ *                  host it is the rate at which the simulator, replaying the
+ *                  measured ring allgather on this very topology, gives back
+ *                  the measured time (solved by bisection, per size; the
+ *                  geometric mean of the sizes). Such a copy reads or writes
+ *                  lines another core holds: on the 2-vCPU EPYC of
+ *                  2026-12-03 it ran at 45 GB/s against the kernel's 96 in
+ *                  a core's own cache, and with the kernel's rate a 2-rank
+ *                  broadcast, allgather and allreduce were predicted 2x too
+ *                  fast. Across hosts (or when the solve fails) the copy
+ *                  kernel's rate in the cache, all ranks at once.
  *   mem_bw      <- 2 x the copy kernel's rate on buffers past the cache x the
  *                  ranks of the host, all at once: the bytes the host's
  *                  memory reads and writes per second, which the ranks' work
@@ -63,8 +76,10 @@
  *                  latency `delay` (veth to the bridge and back), and
  *                  charges the protocol's step_lat once.
  *   rate        <- the socket ping-pong bandwidth B.
- *   reduce_bw   <- the reduce kernel's rate in the cache (bytes of result per
- *                  second, the unit topo.c documents), all ranks at once.
+ *   reduce_bw   <- bytes of result per second (the unit topo.c documents):
+ *                  on one host solved as copy_bw is, from the ring
+ *                  reduce-scatter with copy_bw fixed; otherwise the reduce
+ *                  kernel's rate in the cache, all ranks at once.
  * A base topology that does not read one of these keeps its own value; the
  * written file marks each value the base does not read.
  *
@@ -95,6 +110,7 @@
 
 #include "chorus.h"
 #include "comm.h"
+#include "cost.h"
 #include "fit.h"
 #include "kernels.h"
 #include "params.h"
@@ -120,6 +136,13 @@
 #define CAL_CACHE_PASSES 128
 #define CAL_SETTLE_MIN_S 0.2
 #define CAL_SETTLE_MAX_S 1.5
+/* The engine's rates (engine_calls, solve_engine): sizes of the collectives,
+ * in the cache, and calls per sample. */
+#define CAL_ENGINE_NSIZES 2
+static const size_t cal_engine_sizes[CAL_ENGINE_NSIZES] = {(size_t)256 << 10, (size_t)1 << 20};
+#define CAL_ENGINE_CALLS 20
+enum { ENG_ALLGATHER = 0, ENG_REDUCESCATTER, ENG_N };
+static const chorus_coll_t eng_coll[ENG_N] = {chorus_allgather, chorus_reducescatter};
 
 enum { CLASS_SHM = 0, CLASS_SOCK, NCLASSES };
 static const char *const class_names[NCLASSES] = {"shm", "socket"};
@@ -147,6 +170,8 @@ typedef struct {
   size_t kbytes, cbytes, llc;
   int cinner, per_host; /* passes in the cache; ranks per host */
   int wake_ok;          /* wake_t was measured (both ends could pin themselves) */
+  double *eng_t[ENG_N]; /* [size * repeats + repeat]: ring allgather, reduce-scatter (seconds per call) */
+  int eng_ok;           /* eng_t was measured (every rank on one host) */
 } cal_data_t;
 
 typedef struct {
@@ -430,6 +455,49 @@ static chorus_result_t overheads(cal_rank_t *R) {
   return barrier(R->comm);
 }
 
+/* Every rank on one host: ring allgather and reduce-scatter of each of
+ * cal_engine_sizes, the slowest rank's median of CAL_ENGINE_CALLS calls per
+ * repeat. */
+static chorus_result_t engine_calls(cal_rank_t *R) {
+  if (R->nhosts != 1) return chorus_success;
+  size_t most = cal_engine_sizes[CAL_ENGINE_NSIZES - 1];
+  float *in = NULL, *out = NULL;
+  double calls[CAL_ENGINE_CALLS];
+  chorus_result_t res = chorus_success;
+  if (posix_memalign((void **)&in, 4096, most) || posix_memalign((void **)&out, 4096, most)) {
+    free(in);
+    return err_set(chorus_out_of_memory, "rank %d: cannot allocate 2 x %zu bytes for the engine's rates", R->rank,
+                   most);
+  }
+  for (size_t i = 0; i < most / sizeof(float); i++) in[i] = (float)(i & 7), out[i] = 0;
+  comm_force(R->comm, "ring", 1); /* what solve_engine replays */
+  for (int k = 0; k < ENG_N && res == chorus_success; k++) {
+    for (int i = 0; i < CAL_ENGINE_NSIZES && res == chorus_success; i++) {
+      size_t count = cal_engine_sizes[i] / sizeof(float) / (size_t)R->nranks; /* per rank, as chorus perf counts */
+      for (int w = 0; w < 3 && res == chorus_success; w++)
+        res = k == ENG_ALLGATHER ? chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL)
+                                 : chorus_run_reducescatter(in, out, count, chorus_float32, chorus_sum, R->comm, NULL);
+      for (int r = 0; r < R->o->repeats && res == chorus_success; r++) {
+        if ((res = barrier(R->comm)) != chorus_success) break;
+        for (int j = 0; j < CAL_ENGINE_CALLS && res == chorus_success; j++) {
+          double t0 = now_s();
+          res = k == ENG_ALLGATHER ? chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL)
+                                   : chorus_run_reducescatter(in, out, count, chorus_float32, chorus_sum, R->comm, NULL);
+          calls[j] = now_s() - t0;
+        }
+        if (res != chorus_success) break;
+        double t = median_of(calls, CAL_ENGINE_CALLS), tmax;
+        res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL);
+        R->d.eng_t[k][i * R->o->repeats + r] = tmax;
+      }
+    }
+  }
+  comm_force(R->comm, "", 0);
+  free(in), free(out);
+  if (res == chorus_success) R->d.eng_ok = 1;
+  return res == chorus_success ? barrier(R->comm) : res;
+}
+
 /* --- fitting and reporting (rank 0) --- */
 
 typedef struct {
@@ -449,6 +517,13 @@ typedef struct {
   double wake_lat;                 /* wake.median - the shm alpha */
   class_fit_t cls[NCLASSES];
   double op_overhead, step_lat, delay;
+  /* The rates written: the kernels' in the cache, or solved on the engine's
+   * collectives (solve_engine): per size, and their geometric mean. */
+  double copy_bw, reduce_bw;
+  int engine_solved;
+  fit_ci_t eng[ENG_N][CAL_ENGINE_NSIZES]; /* measured seconds per call */
+  double eng_rate[ENG_N][CAL_ENGINE_NSIZES];
+  char engine_note[256]; /* why the solve was not used, when it was tried */
   const char *step_lat_from;
   int step_lat_clamped, delay_clamped;
 } cal_result_t;
@@ -573,6 +648,13 @@ static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_res
       (res = fit_median_ci(d->arn_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1003, &r->arn)))
     return res;
   r->op_overhead = r->ar1.median;
+  r->copy_bw = r->ccopy.median, r->reduce_bw = r->creduce.median;
+  if (d->eng_ok)
+    for (int k = 0; k < ENG_N; k++)
+      for (int i = 0; i < CAL_ENGINE_NSIZES; i++)
+        if ((res = fit_median_ci(d->eng_t[k] + i * o->repeats, o->repeats, CAL_RESAMPLES, CAL_LEVEL,
+                                 CAL_SEED + 1100 + (unsigned long)(k * CAL_ENGINE_NSIZES + i), &r->eng[k][i])))
+          return res;
   r->step_lat_from = "shm alpha - op_overhead";
   if (r->cls[CLASS_SHM].present) {
     r->step_lat = r->cls[CLASS_SHM].alpha - r->op_overhead;
@@ -592,6 +674,123 @@ static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_res
     if (r->delay < 0) r->delay = 0, r->delay_clamped = 1;
   }
   return chorus_success;
+}
+
+static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r, const char *path);
+
+/* The simulator's seconds for one call of plan p on topology `file` with
+ * `sets`; negative (err says why) when it cannot say. */
+static double predict(const char *file, const char *sets, size_t buffsize, const plan_t *p, size_t count, char *err,
+                      size_t errlen) {
+  sim_cost_t *c;
+  if (sim_cost_create(&c, file, sets, buffsize, err, errlen) != chorus_success) return -1;
+  double t = sim_cost_time(c, p, count, chorus_float32, err, errlen);
+  sim_cost_destroy(c);
+  return t;
+}
+
+#define CAL_SOLVE_LO 1e8  /* bytes/s */
+#define CAL_SOLVE_HI 1e13
+#define CAL_SOLVE_STEPS 48
+
+/* The rate `name` (bytes/s) at which the simulator predicts `want` seconds
+ * for plan p, by bisection on its logarithm: the time falls as the rate
+ * grows. 0 when no rate in [CAL_SOLVE_LO, CAL_SOLVE_HI] gives it (err says
+ * which end), -1 when the simulator failed (err says why). */
+static double solve_rate(const char *file, const char *base_sets, const char *name, size_t buffsize, const plan_t *p,
+                         size_t count, double want, char *err, size_t errlen) {
+  char sets[512];
+  double lo = log(CAL_SOLVE_LO), hi = log(CAL_SOLVE_HI);
+  for (int end = 0; end < 2; end++) {
+    snprintf(sets, sizeof sets, "%s%s%s=%.9gGB/s", base_sets, base_sets[0] ? "," : "", name,
+             exp(end ? hi : lo) / 1e9);
+    double t = predict(file, sets, buffsize, p, count, err, errlen);
+    if (t < 0) return -1;
+    if (end ? t > want : t < want) {
+      snprintf(err, errlen, "at %s = %g GB/s the model predicts %.3f us, %s than the measured %.3f us", name,
+               exp(end ? hi : lo) / 1e9, t * 1e6, end ? "slower" : "faster", want * 1e6);
+      return 0;
+    }
+  }
+  for (int i = 0; i < CAL_SOLVE_STEPS; i++) {
+    double mid = 0.5 * (lo + hi);
+    snprintf(sets, sizeof sets, "%s%s%s=%.9gGB/s", base_sets, base_sets[0] ? "," : "", name, exp(mid) / 1e9);
+    double t = predict(file, sets, buffsize, p, count, err, errlen);
+    if (t < 0) return -1;
+    if (t > want)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return exp(0.5 * (lo + hi));
+}
+
+/* On one host: copy_bw from the measured ring allgather, then reduce_bw
+ * from the reduce-scatter with that copy_bw, each the rate at which the
+ * simulator on the topology being written gives back the measured time (the
+ * geometric mean over the sizes). The other values are already the fits:
+ * the topology is written to a temporary file with them and replayed. When
+ * the base does not read the rates or a solve fails, the kernels' rates
+ * stay and engine_note says why. */
+static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t *r) {
+  if (!R->d.eng_ok) return;
+  if (!base_reads(o->base_text, "copy_bw") || !base_reads(o->base_text, "reduce_bw")) {
+    snprintf(r->engine_note, sizeof r->engine_note, "the base reads no copy_bw or reduce_bw");
+    return;
+  }
+  char path[] = "/tmp/chorus-calibrate-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    snprintf(r->engine_note, sizeof r->engine_note, "a temporary topology: %s", strerror(errno));
+    return;
+  }
+  close(fd);
+  char base_sets[128] = "", err[2048] = "";
+  if (base_reads(o->base_text, "ranks")) snprintf(base_sets, sizeof base_sets, "ranks=%d", R->nranks);
+  if (base_reads(o->base_text, "cores"))
+    snprintf(base_sets + strlen(base_sets), sizeof base_sets - strlen(base_sets), "%scores=%ld",
+             base_sets[0] ? "," : "", sysconf(_SC_NPROCESSORS_ONLN));
+  size_t buffsize = R->comm->step_bytes * EXEC_NSTEPS;
+  double solved[ENG_N] = {0};
+  int ok = write_topology(o, R, r, path) == 0;
+  if (!ok) snprintf(err, sizeof err, "the temporary topology %s could not be written", path);
+  for (int k = 0; k < ENG_N && ok; k++) {
+    planner_req_t req = {.algo = "ring", .coll = eng_coll[k], .nranks = R->nranks, .shape = &R->comm->shape,
+                         .nchannels = 1};
+    planner_err_t perr;
+    const plan_t *p;
+    if (plan_cache_get(R->comm->cache, &req, 1, &p, &perr) != chorus_success) {
+      snprintf(err, sizeof err, "%s", perr.msg);
+      ok = 0;
+      break;
+    }
+    /* reduce_bw is solved with the copy_bw just solved. */
+    char sets[256];
+    snprintf(sets, sizeof sets, "%s", base_sets);
+    if (k == ENG_REDUCESCATTER)
+      snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%scopy_bw=%.9gGB/s", sets[0] ? "," : "",
+               solved[ENG_ALLGATHER] / 1e9);
+    double logsum = 0;
+    for (int i = 0; i < CAL_ENGINE_NSIZES && ok; i++) {
+      size_t count = cal_engine_sizes[i] / sizeof(float) / (size_t)R->nranks;
+      double x = solve_rate(path, sets, k == ENG_ALLGATHER ? "copy_bw" : "reduce_bw", buffsize, p, count,
+                            r->eng[k][i].median, err, sizeof err);
+      if (!(x > 0)) {
+        ok = 0;
+        break;
+      }
+      r->eng_rate[k][i] = x;
+      logsum += log(x);
+    }
+    if (ok) solved[k] = exp(logsum / CAL_ENGINE_NSIZES);
+  }
+  unlink(path);
+  if (!ok) {
+    snprintf(r->engine_note, sizeof r->engine_note, "not solved (%.200s): the kernels' rates stay", err);
+    return;
+  }
+  r->copy_bw = solved[ENG_ALLGATHER], r->reduce_bw = solved[ENG_REDUCESCATTER];
+  r->engine_solved = 1;
 }
 
 static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
@@ -641,11 +840,31 @@ static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_res
          r->arn.hi * 1e6);
   if (R->nranks == 2 && R->nhosts == 1)
     printf("  (model: 2 step_lat + 3 op_overhead = %.3f us)", (2 * r->step_lat + 3 * r->op_overhead) * 1e6);
-  printf("\n#\n# simulator parameters\n");
-  printf("  copy_bw      %9.3f GB/s  [%.3f, %.3f]  copy kernel in the cache\n", r->ccopy.median / 1e9,
-         r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
-  printf("  reduce_bw    %9.3f GB/s  [%.3f, %.3f]  reduce kernel in the cache\n", r->creduce.median / 1e9,
-         r->creduce.lo / 1e9, r->creduce.hi / 1e9);
+  printf("\n");
+  if (R->d.eng_ok) {
+    for (int k = 0; k < ENG_N; k++)
+      for (int i = 0; i < CAL_ENGINE_NSIZES; i++) {
+        printf("  ring %-13s %4zu KiB  %8.3f us [%.3f, %.3f]", k == ENG_ALLGATHER ? "allgather" : "reducescatter",
+               cal_engine_sizes[i] >> 10, r->eng[k][i].median * 1e6, r->eng[k][i].lo * 1e6, r->eng[k][i].hi * 1e6);
+        if (r->engine_solved)
+          printf("  -> %s %.3f GB/s", k == ENG_ALLGATHER ? "copy_bw" : "reduce_bw", r->eng_rate[k][i] / 1e9);
+        printf("\n");
+      }
+  }
+  printf("#\n# simulator parameters\n");
+  if (r->engine_solved) {
+    printf("  copy_bw      %9.3f GB/s  the model's rate for the ring allgather measured (kernel in the cache %.3f)\n",
+           r->copy_bw / 1e9, r->ccopy.median / 1e9);
+    printf("  reduce_bw    %9.3f GB/s  the model's rate for the ring reduce-scatter measured (kernel in the cache "
+           "%.3f)\n",
+           r->reduce_bw / 1e9, r->creduce.median / 1e9);
+  } else {
+    printf("  copy_bw      %9.3f GB/s  [%.3f, %.3f]  copy kernel in the cache\n", r->ccopy.median / 1e9,
+           r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
+    printf("  reduce_bw    %9.3f GB/s  [%.3f, %.3f]  reduce kernel in the cache\n", r->creduce.median / 1e9,
+           r->creduce.lo / 1e9, r->creduce.hi / 1e9);
+    if (r->engine_note[0]) printf("#   the engine's rates: %s\n", r->engine_note);
+  }
   printf("  mem_bw       %9.3f GB/s  2 x copy kernel x %d ranks of the host (reads and writes)\n", r->mem_bw / 1e9,
          R->d.per_host);
   if (R->d.llc) printf("  llc          %9.3f MiB   last-level cache / %d hosts\n", (double)R->d.llc / R->nhosts / 1048576, R->nhosts);
@@ -683,10 +902,12 @@ static void cpu_model(char *buf, size_t len) {
   fclose(f);
 }
 
-static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
-  FILE *f = fopen(o->out, "w");
+/* The calibrated topology into `path` (--out, or solve_engine's
+ * temporary file). */
+static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r, const char *path) {
+  FILE *f = fopen(path, "w");
   if (!f) {
-    fprintf(stderr, "chorus calibrate: --out %s: %s\n", o->out, strerror(errno));
+    fprintf(stderr, "chorus calibrate: --out %s: %s\n", path, strerror(errno));
     return 1;
   }
   char date[64], host[256] = "unknown", cpu[256];
@@ -734,14 +955,27 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
   entry_t e[12];
   int n = 0;
   e[n] = (entry_t){"copy_bw", "", ""};
-  snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->ccopy.median / 1e9);
-  snprintf(e[n].why, sizeof e[n].why, "copy kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
-           r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
+  snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->copy_bw / 1e9);
+  if (r->engine_solved)
+    snprintf(e[n].why, sizeof e[n].why,
+             "the model's rate for the ring allgather measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache %.2f)",
+             cal_engine_sizes[0] >> 10, r->eng_rate[ENG_ALLGATHER][0] / 1e9, cal_engine_sizes[1] >> 10,
+             r->eng_rate[ENG_ALLGATHER][1] / 1e9, r->ccopy.median / 1e9);
+  else
+    snprintf(e[n].why, sizeof e[n].why, "copy kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
+             r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
   n++;
   e[n] = (entry_t){"reduce_bw", "", ""};
-  snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->creduce.median / 1e9);
-  snprintf(e[n].why, sizeof e[n].why, "reduce kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
-           r->creduce.lo / 1e9, r->creduce.hi / 1e9);
+  snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->reduce_bw / 1e9);
+  if (r->engine_solved)
+    snprintf(e[n].why, sizeof e[n].why,
+             "the model's rate for the ring reduce-scatter measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache "
+             "%.2f)",
+             cal_engine_sizes[0] >> 10, r->eng_rate[ENG_REDUCESCATTER][0] / 1e9, cal_engine_sizes[1] >> 10,
+             r->eng_rate[ENG_REDUCESCATTER][1] / 1e9, r->creduce.median / 1e9);
+  else
+    snprintf(e[n].why, sizeof e[n].why, "reduce kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
+             r->creduce.lo / 1e9, r->creduce.hi / 1e9);
   n++;
   e[n] = (entry_t){"mem_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->mem_bw / 1e9);
@@ -800,10 +1034,10 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
   fputs(o->base_text, f);
   if (o->base_text[0] && o->base_text[strlen(o->base_text) - 1] != '\n') fputc('\n', f);
   if (fclose(f) != 0) {
-    fprintf(stderr, "chorus calibrate: --out %s: %s\n", o->out, strerror(errno));
+    fprintf(stderr, "chorus calibrate: --out %s: %s\n", path, strerror(errno));
     return 1;
   }
-  printf("# wrote %s (chorus sim COLLECTIVE --topo %s)\n", o->out, o->out);
+  if (path == o->out) printf("# wrote %s (chorus sim COLLECTIVE --topo %s)\n", path, path);
   return 0;
 }
 
@@ -831,6 +1065,12 @@ static int write_csv(const cal_opts_t *o, const cal_rank_t *R) {
     fprintf(f, "allreduce_1rank,-1,8,%d,%d,%.6f,us\n", CAL_AR_ITERS, r, R->d.ar1_t[r] * 1e6);
     fprintf(f, "allreduce_%dranks,-1,8,%d,%d,%.6f,us\n", R->nranks, CAL_AR_ITERS, r, R->d.arn_t[r] * 1e6);
   }
+  if (R->d.eng_ok)
+    for (int k = 0; k < ENG_N; k++)
+      for (int i = 0; i < CAL_ENGINE_NSIZES; i++)
+        for (int r = 0; r < o->repeats; r++)
+          fprintf(f, "ring_%s,-1,%zu,%d,%d,%.6f,us\n", k == ENG_ALLGATHER ? "allgather" : "reducescatter",
+                  cal_engine_sizes[i], CAL_ENGINE_CALLS, r, R->d.eng_t[k][i * o->repeats + r] * 1e6);
   if (fclose(f) != 0) {
     fprintf(stderr, "chorus calibrate: --csv %s: %s\n", o->csv, strerror(errno));
     return 1;
@@ -866,9 +1106,10 @@ static int run_rank(cal_rank_t *R) {
   R->d.ccopy_t = calloc(m, sizeof(double));
   R->d.creduce_t = calloc(m, sizeof(double));
   R->d.wake_t = calloc(m, sizeof(double));
+  for (int k = 0; k < ENG_N; k++) R->d.eng_t[k] = calloc(m * CAL_ENGINE_NSIZES, sizeof(double));
   double *trip = calloc(CAL_MAX_ITERS, sizeof(double));
   if (!trip || posix_memalign((void **)&R->buf, 4096, o->maxb) || !R->d.pp[0] || !R->d.pp[1] || !R->d.copy_t ||
-      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t || !R->d.ccopy_t || !R->d.creduce_t || !R->d.wake_t) {
+      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t || !R->d.ccopy_t || !R->d.creduce_t || !R->d.wake_t || !R->d.eng_t[0] || !R->d.eng_t[1]) {
     fprintf(stderr, "chorus calibrate: rank %d: cannot allocate buffers of %zu bytes\n", R->rank, o->maxb);
     goto cleanup;
   }
@@ -882,6 +1123,7 @@ static int run_rank(cal_rank_t *R) {
   if (res == chorus_success) res = barrier(R->comm);
   if (res == chorus_success) res = kernels(R);
   if (res == chorus_success) res = overheads(R);
+  if (res == chorus_success) res = engine_calls(R);
   if (res != chorus_success) {
     fprintf(stderr, "chorus calibrate: rank %d: %s: %s\n", R->rank, chorus_result_string(res), chorus_last_error());
     goto cleanup;
@@ -895,9 +1137,10 @@ static int run_rank(cal_rank_t *R) {
       status = 1;
       goto cleanup;
     }
+    solve_engine(o, R, &r);
     print_report(o, R, &r);
     if (o->csv) status |= write_csv(o, R);
-    if (o->out) status |= write_topology(o, R, &r);
+    if (o->out) status |= write_topology(o, R, &r, o->out);
   }
 cleanup:
   free(trip);
@@ -906,6 +1149,7 @@ cleanup:
     free(R->d.pp[c]);
   free(R->d.copy_t), free(R->d.reduce_t), free(R->d.ar1_t), free(R->d.arn_t);
   free(R->d.ccopy_t), free(R->d.creduce_t), free(R->d.wake_t);
+  for (int k = 0; k < ENG_N; k++) free(R->d.eng_t[k]);
   return status;
 }
 
@@ -917,7 +1161,9 @@ static int usage(FILE *f) {
              "Measures point-to-point send/recv between rank 0 and a peer on its host (shm) and on another\n"
              "host (socket, when the ranks span hosts), the copy and reduce kernels and the per-call cost;\n"
              "fits latency and bandwidth per link class (least squares, two pieces where one line does not\n"
-             "fit) and prints them with 95%% confidence intervals, R^2 and residuals.\n\n"
+             "fit) and prints them with 95%% confidence intervals, R^2 and residuals. On one host the\n"
+             "written copy_bw and reduce_bw are the rates at which the simulator gives back the measured\n"
+             "ring allgather and reduce-scatter (256 KiB, 1 MiB): the engine's copies between cores.\n\n"
              "  -n N           fork N local ranks (default: the launcher's ranks, else 2)\n"
              "  --sizes A:B    message sizes from A to B bytes, doubling (K, M, G suffixes; default 8:64M)\n"
              "  --repeats R    samples per size, 2 or more (default 5): medians and bootstrap CIs\n"

@@ -40,29 +40,38 @@
  * fitted values are +-t(0.975, n-2) standard errors.
  *
  * How measurements map to the parameters the shipped topologies read
- * (local-cpu.lua: copy_bw, reduce_bw, op_overhead, step_lat; netns.lua: the
+ * (local-cpu.lua: copy_bw, copy_local_bw, reduce_bw, mem_bw, llc, op_overhead, step_lat, wake_lat; netns.lua: the
  * same and rate, delay) -- chosen so that the model, run on the same primitive,
  * gives back what was measured:
  *   op_overhead <- the one-rank 8-byte allreduce: the model charges such a
  *                  call exactly one op_overhead (its plan is one copy of 8
  *                  bytes, which costs nothing at copy_bw).
  *   copy_bw     <- in the memory model (sim.h) a rank's thread does every
- *                  copy itself (into a peer's slot, out of its own) at this
- *                  rate while the call's buffers fit in the cache. On one
- *                  host it is the rate at which the simulator, replaying the
- *                  measured ring allgather on this very topology, gives back
- *                  the measured time (solved by bisection, per size; the
- *                  geometric mean of the sizes). Such a copy reads or writes
- *                  lines another core holds: on the 2-vCPU EPYC of
- *                  2026-12-03 it ran at 45 GB/s against the kernel's 96 in
- *                  a core's own cache, and with the kernel's rate a 2-rank
- *                  broadcast, allgather and allreduce were predicted 2x too
+ *                  copy between cores itself (into a peer's slot, out of its
+ *                  own) at this rate while the call's buffers fit in the
+ *                  cache. On one host it is the rate at which the
+ *                  simulator, replaying the measured ring allgather (1 and 4
+ *                  MiB) on this very topology, gives back the measured time
+ *                  (solved by bisection, per size; the geometric mean).
+ *                  Such a copy reads or writes lines another core holds: on
+ *                  the 2-vCPU EPYC of 2026-12-03 it ran at about a third of
+ *                  the kernel's rate in a core's own cache, and with the
+ *                  kernel's rate 2-rank collectives were predicted 2x too
  *                  fast. Across hosts (or when the solve fails) the copy
  *                  kernel's rate in the cache, all ranks at once.
- *   mem_bw      <- 2 x the copy kernel's rate on buffers past the cache x the
- *                  ranks of the host, all at once: the bytes the host's
- *                  memory reads and writes per second, which the ranks' work
- *                  shares once their buffers no longer fit in the cache.
+ *   copy_local_bw <- the copy kernel's rate in the cache, all ranks at once:
+ *                  a copy op between a rank's own buffers (an allgather's
+ *                  own chunk) stays in its core.
+ *   mem_bw      <- on one host, solved as copy_bw is on the ring allgather
+ *                  and reduce-scatter past the cache (the kernels' buffer
+ *                  size, at most 256 MiB; the geometric mean of the two),
+ *                  with copy_bw and reduce_bw fixed: the bytes of buffers
+ *                  the host's memory reads and writes per second, which the
+ *                  ranks' work shares once their buffers no longer fit in
+ *                  the cache. Otherwise 2 x the copy kernel's rate on
+ *                  buffers past the cache x the ranks of the host, all at
+ *                  once (on 2026-12-03 that was 65-76 GB/s where the
+ *                  collectives gave back 39-52).
  *   llc         <- the last-level cache (sysfs), split among the hosts (the
  *                  namespace testbed's hosts share one machine's cache).
  *                  The shm ping-pong bandwidth is a cross-check, not written.
@@ -78,7 +87,7 @@
  *   rate        <- the socket ping-pong bandwidth B.
  *   reduce_bw   <- bytes of result per second (the unit topo.c documents):
  *                  on one host solved as copy_bw is, from the ring
- *                  reduce-scatter with copy_bw fixed; otherwise the reduce
+ *                  reduce-scatter (1 and 4 MiB) with copy_bw fixed; otherwise the reduce
  *                  kernel's rate in the cache, all ranks at once.
  * A base topology that does not read one of these keeps its own value; the
  * written file marks each value the base does not read.
@@ -138,9 +147,14 @@
 #define CAL_SETTLE_MAX_S 1.5
 /* The engine's rates (engine_calls, solve_engine): sizes of the collectives,
  * in the cache, and calls per sample. */
-#define CAL_ENGINE_NSIZES 2
-static const size_t cal_engine_sizes[CAL_ENGINE_NSIZES] = {(size_t)256 << 10, (size_t)1 << 20};
+#define CAL_ENGINE_NSIZES 3
+/* Two sizes in the cache for the threads' rates; the third, past it (the
+ * kernels' buffer size, at most CAL_ENGINE_BIG_MAX), for the memory's. */
+#define CAL_ENGINE_SMALL0 ((size_t)1 << 20)
+#define CAL_ENGINE_SMALL1 ((size_t)4 << 20)
+#define CAL_ENGINE_BIG_MAX ((size_t)256 << 20)
 #define CAL_ENGINE_CALLS 20
+#define CAL_ENGINE_BIG_CALLS 3
 enum { ENG_ALLGATHER = 0, ENG_REDUCESCATTER, ENG_N };
 static const chorus_coll_t eng_coll[ENG_N] = {chorus_allgather, chorus_reducescatter};
 
@@ -171,6 +185,7 @@ typedef struct {
   int cinner, per_host; /* passes in the cache; ranks per host */
   int wake_ok;          /* wake_t was measured (both ends could pin themselves) */
   double *eng_t[ENG_N]; /* [size * repeats + repeat]: ring allgather, reduce-scatter (seconds per call) */
+  size_t eng_size[CAL_ENGINE_NSIZES];
   int eng_ok;           /* eng_t was measured (every rank on one host) */
 } cal_data_t;
 
@@ -456,37 +471,40 @@ static chorus_result_t overheads(cal_rank_t *R) {
 }
 
 /* Every rank on one host: ring allgather and reduce-scatter of each of
- * cal_engine_sizes, the slowest rank's median of CAL_ENGINE_CALLS calls per
+ * eng_size (two sizes in the cache, one past it), the slowest rank's median
+ * of CAL_ENGINE_CALLS calls (CAL_ENGINE_BIG_CALLS past the cache) per
  * repeat. */
 static chorus_result_t engine_calls(cal_rank_t *R) {
   if (R->nhosts != 1) return chorus_success;
-  size_t most = cal_engine_sizes[CAL_ENGINE_NSIZES - 1];
+  size_t big = R->d.kbytes < CAL_ENGINE_BIG_MAX ? R->d.kbytes : CAL_ENGINE_BIG_MAX;
+  R->d.eng_size[0] = CAL_ENGINE_SMALL0, R->d.eng_size[1] = CAL_ENGINE_SMALL1, R->d.eng_size[2] = big;
   float *in = NULL, *out = NULL;
   double calls[CAL_ENGINE_CALLS];
   chorus_result_t res = chorus_success;
-  if (posix_memalign((void **)&in, 4096, most) || posix_memalign((void **)&out, 4096, most)) {
+  if (posix_memalign((void **)&in, 4096, big) || posix_memalign((void **)&out, 4096, big)) {
     free(in);
     return err_set(chorus_out_of_memory, "rank %d: cannot allocate 2 x %zu bytes for the engine's rates", R->rank,
-                   most);
+                   big);
   }
-  for (size_t i = 0; i < most / sizeof(float); i++) in[i] = (float)(i & 7), out[i] = 0;
+  for (size_t i = 0; i < big / sizeof(float); i++) in[i] = (float)(i & 7), out[i] = 0;
   comm_force(R->comm, "ring", 1); /* what solve_engine replays */
   for (int k = 0; k < ENG_N && res == chorus_success; k++) {
     for (int i = 0; i < CAL_ENGINE_NSIZES && res == chorus_success; i++) {
-      size_t count = cal_engine_sizes[i] / sizeof(float) / (size_t)R->nranks; /* per rank, as chorus perf counts */
-      for (int w = 0; w < 3 && res == chorus_success; w++)
+      size_t count = R->d.eng_size[i] / sizeof(float) / (size_t)R->nranks; /* per rank, as chorus perf counts */
+      int ncalls = i == CAL_ENGINE_NSIZES - 1 ? CAL_ENGINE_BIG_CALLS : CAL_ENGINE_CALLS;
+      for (int w = 0; w < 2 && res == chorus_success; w++)
         res = k == ENG_ALLGATHER ? chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL)
                                  : chorus_run_reducescatter(in, out, count, chorus_float32, chorus_sum, R->comm, NULL);
       for (int r = 0; r < R->o->repeats && res == chorus_success; r++) {
         if ((res = barrier(R->comm)) != chorus_success) break;
-        for (int j = 0; j < CAL_ENGINE_CALLS && res == chorus_success; j++) {
+        for (int j = 0; j < ncalls && res == chorus_success; j++) {
           double t0 = now_s();
           res = k == ENG_ALLGATHER ? chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL)
                                    : chorus_run_reducescatter(in, out, count, chorus_float32, chorus_sum, R->comm, NULL);
           calls[j] = now_s() - t0;
         }
         if (res != chorus_success) break;
-        double t = median_of(calls, CAL_ENGINE_CALLS), tmax;
+        double t = median_of(calls, ncalls), tmax;
         res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL);
         R->d.eng_t[k][i * R->o->repeats + r] = tmax;
       }
@@ -519,7 +537,7 @@ typedef struct {
   double op_overhead, step_lat, delay;
   /* The rates written: the kernels' in the cache, or solved on the engine's
    * collectives (solve_engine): per size, and their geometric mean. */
-  double copy_bw, reduce_bw;
+  double copy_bw, reduce_bw, mem_bw_kernel;
   int engine_solved;
   fit_ci_t eng[ENG_N][CAL_ENGINE_NSIZES]; /* measured seconds per call */
   double eng_rate[ENG_N][CAL_ENGINE_NSIZES];
@@ -643,7 +661,7 @@ static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_res
   if (res != chorus_success) return res;
   /* A copy reads and writes its bytes: the host's memory moved twice the
    * copied bytes of every rank on it, all at once. */
-  r->mem_bw = 2 * r->copy.median * d->per_host;
+  r->mem_bw = r->mem_bw_kernel = 2 * r->copy.median * d->per_host;
   if ((res = fit_median_ci(d->ar1_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1002, &r->ar1)) ||
       (res = fit_median_ci(d->arn_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1003, &r->arn)))
     return res;
@@ -725,17 +743,19 @@ static double solve_rate(const char *file, const char *base_sets, const char *na
   return exp(0.5 * (lo + hi));
 }
 
-/* On one host: copy_bw from the measured ring allgather, then reduce_bw
- * from the reduce-scatter with that copy_bw, each the rate at which the
+/* On one host: copy_bw from the measured ring allgather in the cache, then
+ * reduce_bw from the reduce-scatter with that copy_bw, then mem_bw from
+ * both past the cache with the two rates fixed: each the rate at which the
  * simulator on the topology being written gives back the measured time (the
- * geometric mean over the sizes). The other values are already the fits:
- * the topology is written to a temporary file with them and replayed. When
- * the base does not read the rates or a solve fails, the kernels' rates
- * stay and engine_note says why. */
+ * geometric mean of its sizes, or of the two collectives for mem_bw). The
+ * other values are already the fits: the topology is written to a
+ * temporary file with them and replayed. When the base does not read the
+ * rates or a solve fails, the kernels' rates stay and engine_note says why. */
 static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t *r) {
   if (!R->d.eng_ok) return;
-  if (!base_reads(o->base_text, "copy_bw") || !base_reads(o->base_text, "reduce_bw")) {
-    snprintf(r->engine_note, sizeof r->engine_note, "the base reads no copy_bw or reduce_bw");
+  if (!base_reads(o->base_text, "copy_bw") || !base_reads(o->base_text, "reduce_bw") ||
+      !base_reads(o->base_text, "mem_bw")) {
+    snprintf(r->engine_note, sizeof r->engine_note, "the base reads no copy_bw, reduce_bw or mem_bw");
     return;
   }
   char path[] = "/tmp/chorus-calibrate-XXXXXX";
@@ -751,45 +771,54 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
     snprintf(base_sets + strlen(base_sets), sizeof base_sets - strlen(base_sets), "%scores=%ld",
              base_sets[0] ? "," : "", sysconf(_SC_NPROCESSORS_ONLN));
   size_t buffsize = R->comm->step_bytes * EXEC_NSTEPS;
-  double solved[ENG_N] = {0};
+  const plan_t *plans[ENG_N];
   int ok = write_topology(o, R, r, path) == 0;
   if (!ok) snprintf(err, sizeof err, "the temporary topology %s could not be written", path);
   for (int k = 0; k < ENG_N && ok; k++) {
     planner_req_t req = {.algo = "ring", .coll = eng_coll[k], .nranks = R->nranks, .shape = &R->comm->shape,
                          .nchannels = 1};
     planner_err_t perr;
-    const plan_t *p;
-    if (plan_cache_get(R->comm->cache, &req, 1, &p, &perr) != chorus_success) {
+    if (plan_cache_get(R->comm->cache, &req, 1, &plans[k], &perr) != chorus_success) {
       snprintf(err, sizeof err, "%s", perr.msg);
       ok = 0;
-      break;
     }
-    /* reduce_bw is solved with the copy_bw just solved. */
+  }
+  /* Three solves: what is solved for, on which collectives and sizes. */
+  static const struct {
+    const char *name;
+    int k0, k1, i0, i1;
+  } solve[3] = {{"copy_bw", ENG_ALLGATHER, ENG_ALLGATHER, 0, 1},
+                {"reduce_bw", ENG_REDUCESCATTER, ENG_REDUCESCATTER, 0, 1},
+                {"mem_bw", ENG_ALLGATHER, ENG_REDUCESCATTER, 2, 2}};
+  double solved[3] = {0};
+  for (int v = 0; v < 3 && ok; v++) {
     char sets[256];
     snprintf(sets, sizeof sets, "%s", base_sets);
-    if (k == ENG_REDUCESCATTER)
-      snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%scopy_bw=%.9gGB/s", sets[0] ? "," : "",
-               solved[ENG_ALLGATHER] / 1e9);
+    for (int u = 0; u < v; u++)
+      snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%s%s=%.9gGB/s", sets[0] ? "," : "", solve[u].name,
+               solved[u] / 1e9);
     double logsum = 0;
-    for (int i = 0; i < CAL_ENGINE_NSIZES && ok; i++) {
-      size_t count = cal_engine_sizes[i] / sizeof(float) / (size_t)R->nranks;
-      double x = solve_rate(path, sets, k == ENG_ALLGATHER ? "copy_bw" : "reduce_bw", buffsize, p, count,
-                            r->eng[k][i].median, err, sizeof err);
-      if (!(x > 0)) {
-        ok = 0;
-        break;
+    int n = 0;
+    for (int k = solve[v].k0; k <= solve[v].k1 && ok; k++)
+      for (int i = solve[v].i0; i <= solve[v].i1 && ok; i++) {
+        size_t count = R->d.eng_size[i] / sizeof(float) / (size_t)R->nranks;
+        double x = solve_rate(path, sets, solve[v].name, buffsize, plans[k], count, r->eng[k][i].median, err,
+                              sizeof err);
+        if (!(x > 0)) {
+          ok = 0;
+          break;
+        }
+        r->eng_rate[k][i] = x;
+        logsum += log(x), n++;
       }
-      r->eng_rate[k][i] = x;
-      logsum += log(x);
-    }
-    if (ok) solved[k] = exp(logsum / CAL_ENGINE_NSIZES);
+    if (ok) solved[v] = exp(logsum / n);
   }
   unlink(path);
   if (!ok) {
     snprintf(r->engine_note, sizeof r->engine_note, "not solved (%.200s): the kernels' rates stay", err);
     return;
   }
-  r->copy_bw = solved[ENG_ALLGATHER], r->reduce_bw = solved[ENG_REDUCESCATTER];
+  r->copy_bw = solved[0], r->reduce_bw = solved[1], r->mem_bw = solved[2];
   r->engine_solved = 1;
 }
 
@@ -844,10 +873,12 @@ static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_res
   if (R->d.eng_ok) {
     for (int k = 0; k < ENG_N; k++)
       for (int i = 0; i < CAL_ENGINE_NSIZES; i++) {
-        printf("  ring %-13s %4zu KiB  %8.3f us [%.3f, %.3f]", k == ENG_ALLGATHER ? "allgather" : "reducescatter",
-               cal_engine_sizes[i] >> 10, r->eng[k][i].median * 1e6, r->eng[k][i].lo * 1e6, r->eng[k][i].hi * 1e6);
+        printf("  ring %-13s %6zu KiB  %10.3f us [%.3f, %.3f]", k == ENG_ALLGATHER ? "allgather" : "reducescatter",
+               R->d.eng_size[i] >> 10, r->eng[k][i].median * 1e6, r->eng[k][i].lo * 1e6, r->eng[k][i].hi * 1e6);
         if (r->engine_solved)
-          printf("  -> %s %.3f GB/s", k == ENG_ALLGATHER ? "copy_bw" : "reduce_bw", r->eng_rate[k][i] / 1e9);
+          printf("  -> %s %.3f GB/s",
+                 i == CAL_ENGINE_NSIZES - 1 ? "mem_bw" : k == ENG_ALLGATHER ? "copy_bw" : "reduce_bw",
+                 r->eng_rate[k][i] / 1e9);
         printf("\n");
       }
   }
@@ -855,9 +886,13 @@ static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_res
   if (r->engine_solved) {
     printf("  copy_bw      %9.3f GB/s  the model's rate for the ring allgather measured (kernel in the cache %.3f)\n",
            r->copy_bw / 1e9, r->ccopy.median / 1e9);
+    printf("  copy_local_bw %8.3f GB/s  copy kernel in the cache (a copy between a rank's own buffers)\n",
+           r->ccopy.median / 1e9);
     printf("  reduce_bw    %9.3f GB/s  the model's rate for the ring reduce-scatter measured (kernel in the cache "
            "%.3f)\n",
            r->reduce_bw / 1e9, r->creduce.median / 1e9);
+    printf("  mem_bw       %9.3f GB/s  the model's memory for both past the cache (2 x copy kernel x %d ranks %.3f)\n",
+           r->mem_bw / 1e9, R->d.per_host, r->mem_bw_kernel / 1e9);
   } else {
     printf("  copy_bw      %9.3f GB/s  [%.3f, %.3f]  copy kernel in the cache\n", r->ccopy.median / 1e9,
            r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
@@ -865,8 +900,9 @@ static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_res
            r->creduce.lo / 1e9, r->creduce.hi / 1e9);
     if (r->engine_note[0]) printf("#   the engine's rates: %s\n", r->engine_note);
   }
-  printf("  mem_bw       %9.3f GB/s  2 x copy kernel x %d ranks of the host (reads and writes)\n", r->mem_bw / 1e9,
-         R->d.per_host);
+  if (!r->engine_solved)
+    printf("  mem_bw       %9.3f GB/s  2 x copy kernel x %d ranks of the host (reads and writes)\n", r->mem_bw / 1e9,
+           R->d.per_host);
   if (R->d.llc) printf("  llc          %9.3f MiB   last-level cache / %d hosts\n", (double)R->d.llc / R->nhosts / 1048576, R->nhosts);
   if (r->cls[CLASS_SHM].present && R->d.wake_ok)
     printf("  wake_lat     %9.3f us    one CPU for both ranks: 8 B half round trip %.3f us [%.3f, %.3f] - shm alpha\n",
@@ -959,11 +995,16 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
   if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
              "the model's rate for the ring allgather measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache %.2f)",
-             cal_engine_sizes[0] >> 10, r->eng_rate[ENG_ALLGATHER][0] / 1e9, cal_engine_sizes[1] >> 10,
+             R->d.eng_size[0] >> 10, r->eng_rate[ENG_ALLGATHER][0] / 1e9, R->d.eng_size[1] >> 10,
              r->eng_rate[ENG_ALLGATHER][1] / 1e9, r->ccopy.median / 1e9);
   else
     snprintf(e[n].why, sizeof e[n].why, "copy kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
              r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
+  n++;
+  e[n] = (entry_t){"copy_local_bw", "", ""};
+  snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->ccopy.median / 1e9);
+  snprintf(e[n].why, sizeof e[n].why, "copy kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
+           r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
   n++;
   e[n] = (entry_t){"reduce_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->reduce_bw / 1e9);
@@ -971,7 +1012,7 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
     snprintf(e[n].why, sizeof e[n].why,
              "the model's rate for the ring reduce-scatter measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache "
              "%.2f)",
-             cal_engine_sizes[0] >> 10, r->eng_rate[ENG_REDUCESCATTER][0] / 1e9, cal_engine_sizes[1] >> 10,
+             R->d.eng_size[0] >> 10, r->eng_rate[ENG_REDUCESCATTER][0] / 1e9, R->d.eng_size[1] >> 10,
              r->eng_rate[ENG_REDUCESCATTER][1] / 1e9, r->creduce.median / 1e9);
   else
     snprintf(e[n].why, sizeof e[n].why, "reduce kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
@@ -979,8 +1020,15 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
   n++;
   e[n] = (entry_t){"mem_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->mem_bw / 1e9);
-  snprintf(e[n].why, sizeof e[n].why, "2 x copy kernel rate x %d ranks of the host, %zu MiB buffers", R->d.per_host,
-           R->d.kbytes >> 20);
+  if (r->engine_solved)
+    snprintf(e[n].why, sizeof e[n].why,
+             "the model's memory for the ring allgather %.2f and reduce-scatter %.2f of %zu MiB (2 x copy kernel x %d "
+             "ranks %.2f)",
+             r->eng_rate[ENG_ALLGATHER][2] / 1e9, r->eng_rate[ENG_REDUCESCATTER][2] / 1e9, R->d.eng_size[2] >> 20,
+             R->d.per_host, r->mem_bw_kernel / 1e9);
+  else
+    snprintf(e[n].why, sizeof e[n].why, "2 x copy kernel rate x %d ranks of the host, %zu MiB buffers", R->d.per_host,
+             R->d.kbytes >> 20);
   n++;
   if (R->d.llc) {
     e[n] = (entry_t){"llc", "", ""};
@@ -1019,7 +1067,7 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
   }
   fprintf(f, "local calibrated = {\n");
   for (int i = 0; i < n; i++)
-    fprintf(f, "  %-12s = \"%s\", -- %s%s\n", e[i].name, e[i].value, e[i].why,
+    fprintf(f, "  %-13s = \"%s\", -- %s%s\n", e[i].name, e[i].value, e[i].why,
             base_reads(o->base_text, e[i].name) ? "" : "; not read by the base");
   fprintf(f, "}\n\n");
   fprintf(f, "local loader_param = param\n"
@@ -1070,7 +1118,8 @@ static int write_csv(const cal_opts_t *o, const cal_rank_t *R) {
       for (int i = 0; i < CAL_ENGINE_NSIZES; i++)
         for (int r = 0; r < o->repeats; r++)
           fprintf(f, "ring_%s,-1,%zu,%d,%d,%.6f,us\n", k == ENG_ALLGATHER ? "allgather" : "reducescatter",
-                  cal_engine_sizes[i], CAL_ENGINE_CALLS, r, R->d.eng_t[k][i * o->repeats + r] * 1e6);
+                  R->d.eng_size[i], i == CAL_ENGINE_NSIZES - 1 ? CAL_ENGINE_BIG_CALLS : CAL_ENGINE_CALLS, r,
+                  R->d.eng_t[k][i * o->repeats + r] * 1e6);
   if (fclose(f) != 0) {
     fprintf(stderr, "chorus calibrate: --csv %s: %s\n", o->csv, strerror(errno));
     return 1;

@@ -79,9 +79,11 @@ typedef struct {
  * its work, a copy of the step at copy_bw that touches no buffer of memory
  * (the result was just written, the slot is in the cache). */
 #define OPF_TWICE 16
-/* The memory model's work classes of a thread: copy or reduce, touching 1
- * or 2 buffers of memory per byte (sim.h). */
-enum { WK_COPY1 = 0, WK_COPY2, WK_REDUCE1, WK_REDUCE2, WK_NCLASSES };
+/* The memory model's work classes of a thread: a copy between cores (into
+ * a peer's slot, out of its own), a reduction, or a copy between the rank's
+ * own buffers (a copy op, at copy_local_bw), touching 1 or 2 buffers of
+ * memory per byte (sim.h). */
+enum { WK_COPY1 = 0, WK_COPY2, WK_REDUCE1, WK_REDUCE2, WK_LCOPY1, WK_LCOPY2, WK_NCLASSES };
 #define SIM_OP_WINDOW 16
 
 /* A (rank, channel) thread. Line 0 is what every wake-up reads; line 1 what
@@ -104,7 +106,7 @@ typedef struct {
   uint64_t psize;
   uint32_t piece, npieces;
   /* the rank's device's costs, copied: the topology is not in the cache */
-  double reduce_bw, copy_bw, op_overhead;
+  double reduce_bw, copy_bw, op_overhead, lcopy_bw; /* lcopy_bw: copy_local_bw, or copy_bw */
   const plan_op_t *ops; /* the program in the plan */
   int32_t ch;
   int8_t ovq; /* the event queue's FIFO for op_overhead, -1 none */
@@ -460,8 +462,11 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
       const topo_dev_t *d = &t->devs[t->rank_dev[th / p->nchannels]];
       if (d->mem < 0) continue;
       for (int k = 0; k < WK_NCLASSES; k++) {
-        int res_k = nbase + WK_NCLASSES * w + k, touches = 1 + (k == WK_COPY2 || k == WK_REDUCE2);
-        double rate = k < WK_REDUCE1 ? d->copy_bw : d->reduce_bw;
+        int res_k = nbase + WK_NCLASSES * w + k, touches = 1 + (k == WK_COPY2 || k == WK_REDUCE2 || k == WK_LCOPY2);
+        double rate = k < WK_REDUCE1   ? d->copy_bw
+                      : k < WK_LCOPY1  ? d->reduce_bw
+                      : d->copy_local_bw > 0 ? d->copy_local_bw
+                                             : d->copy_bw;
         s->cap[res_k] = rate * touches; /* bytes of memory per second: 0 stays unlimited */
         s->wpath[2 * (WK_NCLASSES * w + k)] = res_k;
         s->wpath[2 * (WK_NCLASSES * w + k) + 1] = t->devs[d->mem].mem_res;
@@ -667,16 +672,16 @@ static void window_fill(sim_t *s, int th, thr_t *T) {
  * touches none costs bytes / rate as a fixed delay; the others are flows of
  * mem x bytes over the thread's rate for the class (mem x rate) and its
  * memory. Returns 1 when the thread now waits for the work's end. */
-static int thr_work(sim_t *s, int th, thr_t *T, double bytes, int reduces, int mem, int first_conn) {
+static int thr_work(sim_t *s, int th, thr_t *T, double bytes, int cls, int mem, int first_conn) {
   if (bytes <= 0) return 0;
   if (mem == 0) {
-    double rate = reduces ? T->reduce_bw : T->copy_bw;
+    double rate = cls == WK_REDUCE1 ? T->reduce_bw : cls == WK_LCOPY1 ? T->lcopy_bw : T->copy_bw;
     if (!(rate > 0)) return 0;
     T->state = ST_BUSY;
     if (ev_after(s, bytes / rate, EV_KIND(EV_READY, first_conn), th)) s->fault = chorus_out_of_memory;
     return 1;
   }
-  int route = T->wroute + (reduces ? WK_REDUCE1 : WK_COPY1) + mem - 1;
+  int route = T->wroute + cls + mem - 1;
   if (!(s->cap[s->wpath[2 * (route - s->nconn)]] > 0) && !(s->cap[s->wpath[2 * (route - s->nconn) + 1]] > 0))
     return 0; /* neither the thread nor its memory limits it */
   s->wbytes[route - s->nconn] += bytes * mem;
@@ -738,7 +743,7 @@ static void thread_run(sim_t *s, int th) {
         uint64_t n = T->len - off < T->psize ? T->len - off : T->psize;
         if (T->wroute >= 0 && T->phase != 2) { /* the thread copies the piece into the slot first */
           T->phase = 2;
-          if (thr_work(s, th, T, (double)n, 0, OPF_MEM(op->flags), op->out)) return;
+          if (thr_work(s, th, T, (double)n, WK_COPY1, OPF_MEM(op->flags), op->out)) return;
         }
         T->phase = 1;
         T->piece++;
@@ -753,7 +758,7 @@ static void thread_run(sim_t *s, int th) {
         double cost = T->copy_bw > 0 ? (double)T->len / T->copy_bw : 0;
         T->phase = 2;
         if (T->wroute >= 0) {
-          if (thr_work(s, th, T, (double)T->len, 0, OPF_MEM(op->flags), -1)) return;
+          if (thr_work(s, th, T, (double)T->len, WK_LCOPY1, OPF_MEM(op->flags), -1)) return;
           cost = 0;
         }
         if (cost > 0) {
@@ -770,7 +775,7 @@ static void thread_run(sim_t *s, int th) {
       for (;;) {
         if (T->phase == 2 && (op->flags & OPF_TWICE)) {
           T->phase = 3;
-          if (thr_work(s, th, T, (double)(T->pend & ~SLOT_LAST), 0, 0, op->in)) return;
+          if (thr_work(s, th, T, (double)(T->pend & ~SLOT_LAST), WK_COPY1, 0, op->in)) return;
         }
         if (T->phase >= 2) {
           /* The step worked on is done: forward it, free its slot. */
@@ -809,7 +814,8 @@ static void thread_run(sim_t *s, int th) {
         T->pend = v;
         T->phase = 2;
         if (T->wroute >= 0) {
-          if (thr_work(s, th, T, (double)(v & ~SLOT_LAST), op->flags & OPF_REDUCES, OPF_MEM(op->flags), op->in))
+          if (thr_work(s, th, T, (double)(v & ~SLOT_LAST), op->flags & OPF_REDUCES ? WK_REDUCE1 : WK_COPY1,
+                       OPF_MEM(op->flags), op->in))
             return;
           continue;
         }
@@ -974,6 +980,7 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     T->wbase = UINT32_MAX / 2; /* the window holds nothing yet */
     const topo_dev_t *dev = &s->t->devs[s->t->rank_dev[rank]];
     T->reduce_bw = dev->reduce_bw, T->copy_bw = dev->copy_bw, T->op_overhead = dev->op_overhead;
+    T->lcopy_bw = dev->copy_local_bw > 0 ? dev->copy_local_bw : dev->copy_bw;
     T->record = s->o.trace || th < s->span_thr;
     T->wroute = -1;
     T->bw = -1;

@@ -283,10 +283,11 @@ static int host_index(builder_t *b, const char *name) {
   return t->nhosts++;
 }
 
-/* device{ name=, kind=, host=, reduce_bw=, copy_bw=, op_overhead=, forward=, mem_bw=, llc=, mem= } -> name */
+/* device{ name=, kind=, host=, reduce_bw=, copy_bw=, copy_local_bw=, op_overhead=, forward=, mem_bw=, llc=,
+ * mem= } -> name */
 static int l_device(lua_State *L) {
-  static const char *const fields[] = {"name",    "kind",   "host", "reduce_bw", "copy_bw", "op_overhead",
-                                       "forward", "mem_bw", "llc",  "mem",       NULL};
+  static const char *const fields[] = {"name",    "kind",   "host",   "reduce_bw", "copy_bw", "copy_local_bw",
+                                       "op_overhead", "forward", "mem_bw", "llc",  "mem",     NULL};
   builder_t *b = self(L);
   topo_t *t = b->t;
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -312,6 +313,7 @@ static int l_device(lua_State *L) {
   d.forward = !(k == TOPO_HOST || k == TOPO_CORE || k == TOPO_GPU);
   opt_unit(L, 1, "reduce_bw", 'b', &d.reduce_bw, what);
   opt_unit(L, 1, "copy_bw", 'b', &d.copy_bw, what);
+  opt_unit(L, 1, "copy_local_bw", 'b', &d.copy_local_bw, what);
   opt_unit(L, 1, "op_overhead", 't', &d.op_overhead, what);
   if (opt_unit(L, 1, "mem_bw", 'b', &d.mem_bw, what) && !(d.mem_bw > 0))
     raise_at(L, "%s: mem_bw must be a bandwidth above 0", what);
@@ -327,6 +329,9 @@ static int l_device(lua_State *L) {
       raise_at(L, "%s: mem = '%s': that device has no mem_bw (declared at %s)", what, mn, t->devs[d.mem].where);
   }
   lua_pop(L, 1);
+  if (d.copy_local_bw > 0 && d.mem < 0)
+    raise_at(L, "%s: copy_local_bw is a rate of the memory model (a copy between a rank's own buffers): give mem too",
+             what);
   lua_getfield(L, 1, "forward");
   if (!lua_isnil(L, -1)) d.forward = lua_toboolean(L, -1);
   lua_getfield(L, 1, "host");

@@ -41,7 +41,8 @@ typedef struct {
   int host;           /* index into topo_t.hosts, -1 when the device belongs to none */
   int forward;        /* 1: routes may pass through it */
   double reduce_bw;   /* bytes of result per second a reduction produces here; 0 = free */
-  double copy_bw;     /* bytes per second of a local copy; 0 = free */
+  double copy_bw;     /* bytes per second of a local copy; 0 = free (the memory model: a copy between cores) */
+  double copy_local_bw; /* the memory model: a copy op between a rank's own buffers; 0 = copy_bw */
   double op_overhead; /* seconds every op of a rank on this device costs to start */
   /* The CPU memory model (sim.h): a device with mem_bw is a memory whose
    * bandwidth (bytes read plus bytes written per second, as STREAM counts)

@@ -514,6 +514,10 @@ void topo_print(const topo_t *t, FILE *f, int max_ranks) {
       topo_fmt_bw(m->mem_bw, mb, sizeof mb);
       if (m->llc > 0) snprintf(cache, sizeof cache, "%.4gMiB", m->llc / 1048576);
       fprintf(f, " memory %s (%s, cache %s)", m->name, mb, cache);
+      if (d->copy_local_bw > 0) {
+        topo_fmt_bw(d->copy_local_bw, cb, sizeof cb);
+        fprintf(f, " local copy %s", cb);
+      }
     }
     fprintf(f, "\n");
   }

@@ -27,6 +27,9 @@ chorus_add_cli_test(topo_bad_memory_unknown LABELS unit;bad RC 1
 chorus_add_cli_test(topo_bad_memory_without_bandwidth LABELS unit;bad RC 1
   REGEX "topo_mem_no_bw.lua:3: device c0: mem = 'numa0': that device has no mem_bw \\(declared at [^ ]*topo_mem_no_bw.lua:2\\)"
   COMMAND topo check ${bad}/topo_mem_no_bw.lua)
+chorus_add_cli_test(topo_bad_local_copy_without_memory LABELS unit;bad RC 1
+  REGEX "topo_local_copy_no_mem.lua:3: device c0: copy_local_bw is a rate of the memory model \\(a copy between a rank's own buffers\\): give mem too"
+  COMMAND topo check ${bad}/topo_local_copy_no_mem.lua)
 chorus_add_cli_test(topo_bad_set_parameter LABELS unit;bad RC 1
   REGEX "--set nodse: .*star.lua takes no parameter 'nodse'"
   COMMAND topo check star --set nodse=4)

@@ -1,12 +1,15 @@
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
--- memory. Each rank's thread does its own copies (into a peer's slot, out of
--- its own) and reductions, at one thread's rates in the cache (defaults:
--- scripts/bench/stream.sh on 2026-12-03, kern_copy at 1-4 MiB ~84 GB/s
--- STREAM-counted = 42 GB/s copied, add ~66 GB/s counted = 22 GB/s of
--- result), and once the call's buffers pass the cache the ranks share the
--- memory's bandwidth (2 threads, 64-256 MiB: 26-30 GB/s counted); the step
--- latency is half the measured 1.4 us shared-memory ping-pong (DOMAIN.md).
+-- memory. Each rank's thread does its own copies and reductions: a copy
+-- between cores (into a peer's slot, out of its own) at `copy_bw`, a copy
+-- between its own buffers at `copy_local_bw`, a reduction at `reduce_bw`
+-- (bytes of result), and once the call's buffers pass the cache the ranks
+-- share the memory's `mem_bw` (buffer bytes read and written). Defaults:
+-- `chorus calibrate -n 2` on the 2-vCPU EPYC of 2026-12-03 18:05 UTC, whose
+-- copy_bw, reduce_bw and mem_bw are the rates at which this model gives back
+-- the engine's measured ring allgather and reduce-scatter (1-4 MiB, 64 MiB)
+-- and copy_local_bw the copy kernel in a core's cache; the step latency
+-- the shm ping-pong's alpha less the op overhead.
 --
 -- The machine's shape, as the engine's tuner passes it from hwloc: `cores`,
 -- `numa` nodes and `packages` (defaults: a core for every rank on one NUMA
@@ -37,7 +40,7 @@ local function package_of(node) return node * packages // numa end
 -- data with their own threads (sim.h, the memory model): a rank's rates are
 -- the in-cache copy and add rates of one thread, and the memory is shared
 -- once their buffers no longer fit in the cache.
-local mem_bw, llc = param("mem_bw", "27GB/s"), param("llc", "32MiB")
+local mem_bw, llc = param("mem_bw", "50GB/s"), param("llc", "32MiB")
 for m = 0, numa - 1 do
   device { name = "numa" .. m, kind = "numa", host = "local", mem_bw = mem_bw, llc = llc }
 end
@@ -49,18 +52,20 @@ for a = 0, numa - 1 do
            lat = same and param("numa_lat", "0.1us") or param("socket_lat", "0.2us") }
   end
 end
-local copy_bw = per_rank(param("copy_bw", "40GB/s"))
+local copy_bw = per_rank(param("copy_bw", "32GB/s"))
+local copy_local_bw = per_rank(param("copy_local_bw", "100GB/s"))
 for r = 0, n - 1 do
   local c = "core" .. r
   local node = (r % cores) // per_node
-  device { name = c, kind = "core", host = "local", reduce_bw = per_rank(param("reduce_bw", "22GB/s")),
-           copy_bw = copy_bw, op_overhead = param("op_overhead", "0.2us"), mem = "numa" .. node }
+  device { name = c, kind = "core", host = "local", reduce_bw = per_rank(param("reduce_bw", "23GB/s")),
+           copy_bw = copy_bw, copy_local_bw = copy_local_bw, op_overhead = param("op_overhead", "0.2us"),
+           mem = "numa" .. node }
   link { c, "numa" .. node, bw = copy_bw, lat = "0us" }
   rank(c)
 end
 -- With more ranks than cores a step usually waits for its peer to be
 -- scheduled first: `wake_lat` more (chorus calibrate measures it with two
--- ranks on one CPU).
-local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "5us")
+-- ranks on one CPU: 12-13 us on 2026-12-03).
+local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "12us")
 if share > 1 then step_lat = quantity.add_times(step_lat, wake_lat, "local-cpu") end
 protocol { "simple", latency = step_lat, efficiency = 1.0 }

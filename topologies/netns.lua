@@ -20,9 +20,10 @@ if cores < 1 then error("cores must be at least 1") end
 local quantity = require "quantity"
 local function scaled(v, by) return quantity.divide(v, by, "netns") end
 local ranks_per_core = (hosts * ppn + cores - 1) // cores
-local copy_bw = scaled(param("copy_bw", "40GB/s"), ranks_per_core)
-local reduce_bw = scaled(param("reduce_bw", "22GB/s"), ranks_per_core)
-local mem_bw, llc = param("mem_bw", scaled("27GB/s", hosts)), param("llc", scaled("32MiB", hosts))
+local copy_bw = scaled(param("copy_bw", "32GB/s"), ranks_per_core)
+local copy_local_bw = scaled(param("copy_local_bw", "100GB/s"), ranks_per_core)
+local reduce_bw = scaled(param("reduce_bw", "23GB/s"), ranks_per_core)
+local mem_bw, llc = param("mem_bw", scaled("50GB/s", hosts)), param("llc", scaled("32MiB", hosts))
 local op_overhead = param("op_overhead", "0.5us")
 device { name = "br0", kind = "switch" }
 for i = 0, hosts - 1 do
@@ -32,11 +33,11 @@ for i = 0, hosts - 1 do
   for c = 0, ppn - 1 do
     local core = h .. "c" .. c
     device { name = core, kind = "core", host = h, reduce_bw = reduce_bw, copy_bw = copy_bw,
-             op_overhead = op_overhead, mem = h }
+             copy_local_bw = copy_local_bw, op_overhead = op_overhead, mem = h }
     link { core, h, bw = copy_bw, lat = "0us" }
     rank(core)
   end
 end
-local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "5us")
+local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "12us")
 if ranks_per_core > 1 then step_lat = quantity.add_times(step_lat, wake_lat, "netns") end
 protocol { "simple", latency = step_lat, efficiency = 1.0 }

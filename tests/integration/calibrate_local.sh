@@ -19,22 +19,24 @@ grep -q "^  copy_bw " "$dir/out" || fail "no copy_bw in the report"
 grep -q "^-- Calibrated topology, written by .chorus calibrate. on 20..-..-.. ..:..:.. UTC" "$dir/cal.lua" ||
   fail "the written topology has no dated header"
 grep -q "^local calibrated = {" "$dir/cal.lua" || fail "no calibrated table"
-for p in copy_bw reduce_bw op_overhead step_lat; do
+for p in copy_bw copy_local_bw reduce_bw mem_bw op_overhead step_lat; do
   grep -q "^  $p *= \"" "$dir/cal.lua" || fail "the written topology lacks $p"
 done
 [ "$(head -1 "$dir/cal.csv")" = "quantity,peer,size_bytes,iters,repeat,value,unit" ] || fail "csv header"
 [ "$(grep -c '^shm_pingpong,1,' "$dir/cal.csv")" = 60 ] || fail "csv: expected 20 sizes x 3 repeats of shm samples"
 
-# On one host copy_bw and reduce_bw are the rates at which the simulator
-# gives back the measured ring allgather and reduce-scatter: replayed on the
-# written topology, the 1 MiB allgather comes out near its measured time
-# (the rate is the geometric mean of two sizes' solutions, so not exactly).
+# On one host copy_bw and reduce_bw (and mem_bw past the cache) are the
+# rates at which the simulator gives back the measured ring allgather and
+# reduce-scatter: replayed on the written topology, the 1 MiB allgather
+# comes out near its measured time (the rate is the geometric mean of two
+# sizes' solutions, so not exactly).
 grep -q "^  ring allgather .*1024 KiB .* -> copy_bw " "$dir/out" || fail "no solved copy_bw per size in the report"
 grep -q "^  ring reducescatter .*1024 KiB .* -> reduce_bw " "$dir/out" || fail "no solved reduce_bw per size"
+grep -q "^  ring allgather .* -> mem_bw " "$dir/out" || fail "no solved mem_bw in the report"
 grep -q '^  copy_bw *= ".*the model.s rate for the ring allgather measured' "$dir/cal.lua" ||
   fail "copy_bw in the written topology is not the solved rate"
-[ "$(grep -c '^ring_allgather,-1,' "$dir/cal.csv")" = 6 ] || fail "csv: expected 2 sizes x 3 repeats of ring_allgather"
-[ "$(grep -c '^ring_reducescatter,-1,' "$dir/cal.csv")" = 6 ] || fail "csv: expected 2 sizes x 3 repeats of ring_reducescatter"
+[ "$(grep -c '^ring_allgather,-1,' "$dir/cal.csv")" = 9 ] || fail "csv: expected 3 sizes x 3 repeats of ring_allgather"
+[ "$(grep -c '^ring_reducescatter,-1,' "$dir/cal.csv")" = 9 ] || fail "csv: expected 3 sizes x 3 repeats of ring_reducescatter"
 measured=$(sed -n 's/^  ring allgather *1024 KiB *\([0-9.]*\) us.*/\1/p' "$dir/out")
 "$chorus" sim allgather --topo "$dir/cal.lua" --set "ranks=2,cores=$(nproc)" -n 2 -a ring -b 1M -e 1M >"$dir/ag" 2>&1 ||
   { cat "$dir/ag"; fail "chorus sim allgather on the written topology"; }

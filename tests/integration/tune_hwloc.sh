@@ -24,7 +24,7 @@ log=$(CHORUS_TOPO=local-cpu CHORUS_DEBUG=INFO CHORUS_DEBUG_SUBSYS=TUNE "$chorus"
 echo "$log" | grep -q "cost model: topology local-cpu (CHORUS_TOPO)" || fail "CHORUS_TOPO did not win: $log"
 echo "$log" | grep -q "TUNE hwloc:" && fail "CHORUS_TOPO set, yet the detection was used: $log"
 # The topology's defaults are today's (a core per rank, one NUMA node); oversubscribed cores share their rates.
-"$chorus" topo show local-cpu --set ranks=4,cores=2,numa=2,packages=1 | grep -q "rank 0 .*copy 20GB/s" \
+"$chorus" topo show local-cpu --set ranks=4,cores=2,numa=2,packages=1,copy_bw=40GB/s | grep -q "rank 0 .*copy 20GB/s" \
   || fail "4 ranks on 2 cores do not share the copy rate"
 # ... and each step waits for its peer to be scheduled: step_lat + wake_lat.
 "$chorus" topo show local-cpu --set ranks=4,cores=2,step_lat=0.7us,wake_lat=5us | grep -q "simple (step latency 5.7us" \

@@ -665,6 +665,26 @@ static void a_thread_does_its_copies_and_reductions_in_turn(void) {
   topo_destroy(t);
 }
 
+/* A copy between a rank's own buffers (a copy op) runs at copy_local_bw,
+ * not at the rate of copies between cores: one rank's allgather is that
+ * copy alone. */
+static void a_copy_op_runs_at_the_local_copy_rate(void) {
+  topo_t *t = load_text("device { name = 'm', kind = 'numa', mem_bw = '10GB/s', llc = '1GiB' }\n"
+                        "device { name = 'c0', kind = 'core', copy_bw = '10GB/s', copy_local_bw = '40GB/s', mem = 'm' }\n"
+                        "link { 'c0', 'm', bw = '1000GB/s', lat = '0us' }\nrank 'c0'\n");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  plan_t *p;
+  CHECK_EQ_INT(plan_create(&p, chorus_allgather, 1, 1, 0, NULL), chorus_success);
+  p->nchunks = 1;
+  op(p, 0, 0, PLAN_OP_COPY, PLAN_BUF_INPUT, 0, PLAN_BUF_OUTPUT, 0, -1, -1);
+  size_t S = 16u << 20;
+  double time = simulate(t, p, S, NULL);
+  CHECK_TRUE(near(time, S / 40e9, 0.03));
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
 /* Which fused receives write twice: on 3 ranks a chunk c = S/3 is sent
  * (a copy), reduced and sent on without a destination (one write),
  * reduced into the output and sent on (a reduction and a copy), copied into
@@ -693,4 +713,4 @@ TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(max_min_shares_the_
           TEST(the_same_inputs_give_the_same_time), TEST(the_event_queue_gives_exact_time_and_sequence_order),
           TEST(exclusive_routes_end_as_free_paths_do), TEST(memory_bandwidth_is_shared_past_the_cache),
           TEST(in_the_cache_each_thread_copies_at_its_rate), TEST(a_thread_does_its_copies_and_reductions_in_turn),
-          TEST(fused_receives_that_keep_a_result_write_it_twice))
+          TEST(fused_receives_that_keep_a_result_write_it_twice), TEST(a_copy_op_runs_at_the_local_copy_rate))

@@ -3,7 +3,7 @@
 
 set terminal png size 900,560
 set output 'group1-busbw.png'
-set title 'channels allreduce, 2 ranks, ranks=2'
+set title 'channels allreduce, 2 ranks, ranks=2,cores=2'
 set logscale x 2
 set grid
 set key left top
@@ -14,7 +14,7 @@ plot 'raw/ring-c1.dat' using 1:2 with linespoints lt 1 dt 1 title 'ring/c1 measu
 
 set terminal svg dynamic size 900,560
 set output 'group1-busbw.svg'
-set title 'channels allreduce, 2 ranks, ranks=2'
+set title 'channels allreduce, 2 ranks, ranks=2,cores=2'
 set logscale x 2
 set grid
 set key left top
@@ -25,7 +25,7 @@ plot 'raw/ring-c1.dat' using 1:2 with linespoints lt 1 dt 1 title 'ring/c1 measu
 
 set terminal png size 900,560
 set output 'group1-error.png'
-set title 'channels allreduce, 2 ranks, ranks=2'
+set title 'channels allreduce, 2 ranks, ranks=2,cores=2'
 set logscale x 2
 set grid
 set key left top
@@ -36,7 +36,7 @@ plot 'raw/ring-c1.dat' using 1:4 with linespoints lt 1 title 'ring/c1', 'raw/rin
 
 set terminal svg dynamic size 900,560
 set output 'group1-error.svg'
-set title 'channels allreduce, 2 ranks, ranks=2'
+set title 'channels allreduce, 2 ranks, ranks=2,cores=2'
 set logscale x 2
 set grid
 set key left top

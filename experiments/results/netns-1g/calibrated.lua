@@ -1,6 +1,6 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-03 16:16:59 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-03 18:17:43 UTC.
 -- machine: vm, AMD EPYC; 8 ranks on 4 hosts; kernels avx512
--- command: chorus calibrate --topo netns.lua --out /work/main/experiments/results/netns-1g/calibrated.lua
+-- command: chorus calibrate --topo netns.lua --out experiments/results/netns-1g/calibrated.lua
 -- base: /work/main/topologies/netns.lua
 --
 -- How it works: a topology script cannot read another file (the sandbox only
@@ -10,23 +10,23 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.533 us +- 0.038, bw 2.884 GB/s +- 0.511, R^2 0.97887, max residual 17.81%, break near 185364 B
---   socket (rank 0 <-> 2), two pieces: alpha 29.449 us +- 5.142, bw 0.119 GB/s +- 0.000, R^2 0.75051, max residual 60.47%, break near 185364 B
---   copy kernel 2.443 GB/s [1.793, 2.756], 128 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 2.884 GB/s +- 0.511 (a cross-check of the memory model; not written)
---   allreduce 8 B on 8 ranks (ring): 703.017 us [662.803, 859.364]
+--   shm (rank 0 <-> 1), one line: alpha 0.869 us +- 0.126, bw 16.596 GB/s +- 5.896, R^2 0.90790, max residual 70.10%
+--   socket (rank 0 <-> 2), two pieces: alpha 37.049 us +- 5.818, bw 0.119 GB/s +- 0.000, R^2 0.83120, max residual 43.43%, break near 370728 B
+--   copy kernel 3.494 GB/s [3.426, 8.100], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 16.596 GB/s +- 5.896 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 8 ranks (ring): 1240.958 us [1066.246, 1437.386]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw      = "43.39GB/s", -- copy kernel in the cache, all ranks at once, [34.263, 44.333] GB/s
-  reduce_bw    = "28.04GB/s", -- reduce kernel in the cache, all ranks at once, [6.930, 29.578] GB/s
-  mem_bw       = "9.772GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 128 MiB buffers
-  llc          = "8MiB", -- last-level cache (sysfs) / 4 hosts
-  op_overhead  = "0.14us", -- 8-byte allreduce on one rank, [0.140, 0.140] us
-  step_lat     = "0.393us", -- shm alpha - op_overhead
-  wake_lat     = "11.84us", -- 2 ranks on one CPU: 8 B half round trip 12.370 us [12.293, 22.759] - shm alpha
-  rate         = "0.9554Gb/s", -- socket ping-pong bandwidth, +- 0.002 Gb/s
-  delay        = "14.46us", -- (socket alpha - op_overhead - step_lat 0.393 us) / 2 links
+  copy_bw       = "81.82GB/s", -- copy kernel in the cache, all ranks at once, [65.458, 89.729] GB/s
+  copy_local_bw = "81.82GB/s", -- copy kernel in the cache, all ranks at once, [65.458, 89.729] GB/s
+  reduce_bw     = "43.39GB/s", -- reduce kernel in the cache, all ranks at once, [34.306, 52.633] GB/s
+  mem_bw        = "13.97GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 64 MiB buffers
+  op_overhead   = "0.14us", -- 8-byte allreduce on one rank, [0.140, 0.140] us
+  step_lat      = "0.7286us", -- shm alpha - op_overhead
+  wake_lat      = "14.05us", -- 2 ranks on one CPU: 8 B half round trip 14.918 us [14.513, 73.299] - shm alpha
+  rate          = "0.9553Gb/s", -- socket ping-pong bandwidth, +- 0.001 Gb/s
+  delay         = "18.09us", -- (socket alpha - op_overhead - step_lat 0.729 us) / 2 links
 }
 
 local loader_param = param
@@ -58,15 +58,13 @@ local rate, delay = param("rate", "10Gb/s"), param("delay", "2.75us")
 -- as in local-cpu.lua (chorus exp passes this machine's CPU count).
 local cores = param("cores", hosts * ppn)
 if cores < 1 then error("cores must be at least 1") end
-local function scaled(v, by)
-  local num, unit = tostring(v):match("^%s*([%d.]+)%s*(.-)%s*$")
-  if not num then error("netns: cannot divide '" .. tostring(v) .. "'") end
-  return string.format("%g%s", tonumber(num) / by, unit)
-end
+local quantity = require "quantity"
+local function scaled(v, by) return quantity.divide(v, by, "netns") end
 local ranks_per_core = (hosts * ppn + cores - 1) // cores
-local copy_bw = scaled(param("copy_bw", "40GB/s"), ranks_per_core)
-local reduce_bw = scaled(param("reduce_bw", "22GB/s"), ranks_per_core)
-local mem_bw, llc = param("mem_bw", scaled("27GB/s", hosts)), param("llc", scaled("32MiB", hosts))
+local copy_bw = scaled(param("copy_bw", "32GB/s"), ranks_per_core)
+local copy_local_bw = scaled(param("copy_local_bw", "100GB/s"), ranks_per_core)
+local reduce_bw = scaled(param("reduce_bw", "23GB/s"), ranks_per_core)
+local mem_bw, llc = param("mem_bw", scaled("50GB/s", hosts)), param("llc", scaled("32MiB", hosts))
 local op_overhead = param("op_overhead", "0.5us")
 device { name = "br0", kind = "switch" }
 for i = 0, hosts - 1 do
@@ -76,17 +74,11 @@ for i = 0, hosts - 1 do
   for c = 0, ppn - 1 do
     local core = h .. "c" .. c
     device { name = core, kind = "core", host = h, reduce_bw = reduce_bw, copy_bw = copy_bw,
-             op_overhead = op_overhead, mem = h }
+             copy_local_bw = copy_local_bw, op_overhead = op_overhead, mem = h }
     link { core, h, bw = copy_bw, lat = "0us" }
     rank(core)
   end
 end
-local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "5us")
-local function seconds(v)
-  local num, unit = tostring(v):match("^%s*([%d.eE+-]+)%s*(%a*)%s*$")
-  local scale = ({ s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9 })[unit]
-  if not num or not scale then error("netns: cannot read the time '" .. tostring(v) .. "'") end
-  return tonumber(num) * scale
-end
-if ranks_per_core > 1 then step_lat = string.format("%.6gus", (seconds(step_lat) + seconds(wake_lat)) * 1e6) end
+local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "12us")
+if ranks_per_core > 1 then step_lat = quantity.add_times(step_lat, wake_lat, "netns") end
 protocol { "simple", latency = step_lat, efficiency = 1.0 }

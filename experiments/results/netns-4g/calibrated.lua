@@ -1,6 +1,6 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-02 18:04:23 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-03 18:20:37 UTC.
 -- machine: vm, AMD EPYC; 8 ranks on 4 hosts; kernels avx512
--- command: chorus calibrate --topo netns.lua --out /work/main/experiments/results/netns-4g/calibrated.lua
+-- command: chorus calibrate --topo netns.lua --out experiments/results/netns-4g/calibrated.lua
 -- base: /work/main/topologies/netns.lua
 --
 -- How it works: a topology script cannot read another file (the sandbox only
@@ -10,19 +10,23 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.889 us +- 0.047, bw 23.800 GB/s +- 2.420, R^2 0.88635, max residual 21.80%, break near 2896 B
---   socket (rank 0 <-> 2), two pieces: alpha 167.013 us +- 5.170, bw 0.488 GB/s +- 0.025, R^2 0.59314, max residual 10.37%, break near 185364 B
---   copy kernel 4.958 GB/s [3.427, 5.572] (cross-check; not written)
---   allreduce 8 B on 8 ranks (ring): 4784.345 us [4633.029, 5199.933]
+--   shm (rank 0 <-> 1), one line: alpha 0.994 us +- 0.214, bw 18.096 GB/s +- 4.539, R^2 0.82539, max residual 92.77%
+--   socket (rank 0 <-> 2), one line: alpha 31.106 us +- 8.909, bw 0.475 GB/s +- 0.003, R^2 0.75988, max residual 70.68%
+--   copy kernel 2.966 GB/s [1.504, 3.685], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 18.096 GB/s +- 4.539 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 8 ranks (ring): 1878.864 us [1844.174, 2013.886]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw      = "23.8GB/s", -- shm ping-pong bandwidth, +- 2.420 GB/s
-  reduce_bw    = "2.526GB/s", -- reduce kernel, all ranks at once, [1.064, 3.185] GB/s
-  op_overhead  = "0.17us", -- 8-byte allreduce on one rank, [0.170, 0.171] us
-  step_lat     = "0.7187us", -- shm alpha - op_overhead
-  rate         = "3.908Gb/s", -- socket ping-pong bandwidth, +- 0.200 Gb/s
-  delay        = "83.06us", -- (socket alpha - op_overhead - step_lat 0.719 us) / 2 links
+  copy_bw       = "70.02GB/s", -- copy kernel in the cache, all ranks at once, [44.445, 94.684] GB/s
+  copy_local_bw = "70.02GB/s", -- copy kernel in the cache, all ranks at once, [44.445, 94.684] GB/s
+  reduce_bw     = "38.31GB/s", -- reduce kernel in the cache, all ranks at once, [37.254, 48.719] GB/s
+  mem_bw        = "11.86GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 64 MiB buffers
+  op_overhead   = "0.21us", -- 8-byte allreduce on one rank, [0.210, 0.210] us
+  step_lat      = "0.7837us", -- shm alpha - op_overhead
+  wake_lat      = "23.37us", -- 2 ranks on one CPU: 8 B half round trip 24.364 us [15.222, 41.739] - shm alpha
+  rate          = "3.801Gb/s", -- socket ping-pong bandwidth, +- 0.021 Gb/s
+  delay         = "15.06us", -- (socket alpha - op_overhead - step_lat 0.784 us) / 2 links
 }
 
 local loader_param = param
@@ -39,27 +43,42 @@ end
 -- namespaces on this machine, `ppn` ranks in each, every namespace joined
 -- by a veth pair to one Linux bridge; tc tbf shapes both directions of each
 -- veth to `rate`. Inside a namespace ranks exchange through shared memory
--- (each rank's path to the segment is the one-thread copy rate, as in
--- local-cpu.lua); between namespaces through TCP, whose per-step cost is
+-- (each rank's thread copies, at one thread's rates, sharing the memory: the
+-- memory model of local-cpu.lua); between namespaces through TCP, whose per-step cost is
 -- the link latency `delay` on each of the two links a step crosses (half
 -- the measured TCP loopback round trip when spinning, 11 us, split over the
 -- two hops). `chorus calibrate` fits these on the real testbed.
 local hosts = param("hosts", 4)
 local ppn = param("ppn", 1)
 local rate, delay = param("rate", "10Gb/s"), param("delay", "2.75us")
-local copy_bw, reduce_bw = param("copy_bw", "14.5GB/s"), param("reduce_bw", "11GB/s")
+-- The hosts share this machine's memory, cache and `cores`: each host gets
+-- its share of the memory and cache (`chorus calibrate` measures the share
+-- with every rank busy at once); with more ranks than cores the ranks share
+-- the cores' rates and a step waits `wake_lat` for its peer to be scheduled,
+-- as in local-cpu.lua (chorus exp passes this machine's CPU count).
+local cores = param("cores", hosts * ppn)
+if cores < 1 then error("cores must be at least 1") end
+local quantity = require "quantity"
+local function scaled(v, by) return quantity.divide(v, by, "netns") end
+local ranks_per_core = (hosts * ppn + cores - 1) // cores
+local copy_bw = scaled(param("copy_bw", "32GB/s"), ranks_per_core)
+local copy_local_bw = scaled(param("copy_local_bw", "100GB/s"), ranks_per_core)
+local reduce_bw = scaled(param("reduce_bw", "23GB/s"), ranks_per_core)
+local mem_bw, llc = param("mem_bw", scaled("50GB/s", hosts)), param("llc", scaled("32MiB", hosts))
 local op_overhead = param("op_overhead", "0.5us")
 device { name = "br0", kind = "switch" }
 for i = 0, hosts - 1 do
   local h = "ns" .. i
-  device { name = h, kind = "numa", host = h }
+  device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc }
   link { h, "br0", bw = rate, lat = delay }
   for c = 0, ppn - 1 do
     local core = h .. "c" .. c
     device { name = core, kind = "core", host = h, reduce_bw = reduce_bw, copy_bw = copy_bw,
-             op_overhead = op_overhead }
+             copy_local_bw = copy_local_bw, op_overhead = op_overhead, mem = h }
     link { core, h, bw = copy_bw, lat = "0us" }
     rank(core)
   end
 end
-protocol { "simple", latency = param("step_lat", "0.7us"), efficiency = 1.0 }
+local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "12us")
+if ranks_per_core > 1 then step_lat = quantity.add_times(step_lat, wake_lat, "netns") end
+protocol { "simple", latency = step_lat, efficiency = 1.0 }

@@ -1,6 +1,6 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-03 16:15:06 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-03 18:17:03 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /work/main/experiments/results/quickstart/calibrated.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/quickstart/calibrated.lua
 -- base: /work/main/topologies/local-cpu.lua
 --
 -- How it works: a topology script cannot read another file (the sandbox only
@@ -10,20 +10,20 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.230 us +- 0.012, bw 15.159 GB/s +- 5.754, R^2 0.86809, max residual 45.41%, break near 92682 B
---   copy kernel 6.682 GB/s [6.354, 6.973], 128 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 15.159 GB/s +- 5.754 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.152 us [1.127, 1.187]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.816 us +- 0.076, bw 25.168 GB/s +- 7.842, R^2 0.92490, max residual 29.26%, break near 185364 B
+--   copy kernel 19.782 GB/s [18.999, 20.107], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 25.168 GB/s +- 7.842 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.352 us [1.333, 1.362]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw      = "53.93GB/s", -- copy kernel in the cache, all ranks at once, [51.384, 54.749] GB/s
-  reduce_bw    = "31.11GB/s", -- reduce kernel in the cache, all ranks at once, [30.518, 32.344] GB/s
-  mem_bw       = "26.73GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 128 MiB buffers
-  llc          = "32MiB", -- last-level cache (sysfs) / 1 hosts
-  op_overhead  = "0.23us", -- 8-byte allreduce on one rank, [0.230, 0.230] us
-  step_lat     = "0us", -- shm alpha - op_overhead (was negative: 0)
-  wake_lat     = "12.07us", -- 2 ranks on one CPU: 8 B half round trip 12.301 us [12.298, 12.319] - shm alpha
+  copy_bw       = "30.97GB/s", -- the model's rate for the ring allgather measured (1024 KiB 30.37, 4096 KiB 31.58; kernel in the cache 103.12)
+  copy_local_bw = "103.1GB/s", -- copy kernel in the cache, all ranks at once, [96.571, 105.105] GB/s
+  reduce_bw     = "28.61GB/s", -- the model's rate for the ring reduce-scatter measured (1024 KiB 29.73, 4096 KiB 27.53; kernel in the cache 52.36)
+  mem_bw        = "49.56GB/s", -- the model's memory for the ring allgather 52.47 and reduce-scatter 46.81 of 64 MiB (2 x copy kernel x 2 ranks 79.13)
+  op_overhead   = "0.14us", -- 8-byte allreduce on one rank, [0.140, 0.140] us
+  step_lat      = "0.6758us", -- shm alpha - op_overhead
+  wake_lat      = "12.07us", -- 2 ranks on one CPU: 8 B half round trip 12.884 us [12.829, 12.932] - shm alpha
 }
 
 local loader_param = param
@@ -38,13 +38,16 @@ end
 -- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
--- memory. Each rank's thread does its own copies (into a peer's slot, out of
--- its own) and reductions, at one thread's rates in the cache (defaults:
--- scripts/bench/stream.sh on 2026-12-03, kern_copy at 1-4 MiB ~84 GB/s
--- STREAM-counted = 42 GB/s copied, add ~66 GB/s counted = 22 GB/s of
--- result), and once the call's buffers pass the cache the ranks share the
--- memory's bandwidth (2 threads, 64-256 MiB: 26-30 GB/s counted); the step
--- latency is half the measured 1.4 us shared-memory ping-pong (DOMAIN.md).
+-- memory. Each rank's thread does its own copies and reductions: a copy
+-- between cores (into a peer's slot, out of its own) at `copy_bw`, a copy
+-- between its own buffers at `copy_local_bw`, a reduction at `reduce_bw`
+-- (bytes of result), and once the call's buffers pass the cache the ranks
+-- share the memory's `mem_bw` (buffer bytes read and written). Defaults:
+-- `chorus calibrate -n 2` on the 2-vCPU EPYC of 2026-12-03 18:05 UTC, whose
+-- copy_bw, reduce_bw and mem_bw are the rates at which this model gives back
+-- the engine's measured ring allgather and reduce-scatter (1-4 MiB, 64 MiB)
+-- and copy_local_bw the copy kernel in a core's cache; the step latency
+-- the shm ping-pong's alpha less the op overhead.
 --
 -- The machine's shape, as the engine's tuner passes it from hwloc: `cores`,
 -- `numa` nodes and `packages` (defaults: a core for every rank on one NUMA
@@ -64,13 +67,8 @@ if packages > numa then packages = numa end
 
 local share = (n + cores - 1) // cores
 -- A rate divided among the ranks that share a core ("14.5GB/s" / 2 = "7.25GB/s").
-local function per_rank(v)
-  if share == 1 then return v end
-  if type(v) == "number" then return v / share end
-  local num, unit = tostring(v):match("^%s*([%d.]+)%s*(.-)%s*$")
-  if not num then error("local-cpu: cannot divide the rate '" .. tostring(v) .. "'") end
-  return string.format("%g%s", tonumber(num) / share, unit)
-end
+local quantity = require "quantity"
+local function per_rank(v) return quantity.divide(v, share, "local-cpu") end
 
 local per_node = (cores + numa - 1) // numa
 local function package_of(node) return node * packages // numa end
@@ -80,7 +78,7 @@ local function package_of(node) return node * packages // numa end
 -- data with their own threads (sim.h, the memory model): a rank's rates are
 -- the in-cache copy and add rates of one thread, and the memory is shared
 -- once their buffers no longer fit in the cache.
-local mem_bw, llc = param("mem_bw", "27GB/s"), param("llc", "32MiB")
+local mem_bw, llc = param("mem_bw", "50GB/s"), param("llc", "32MiB")
 for m = 0, numa - 1 do
   device { name = "numa" .. m, kind = "numa", host = "local", mem_bw = mem_bw, llc = llc }
 end
@@ -92,24 +90,20 @@ for a = 0, numa - 1 do
            lat = same and param("numa_lat", "0.1us") or param("socket_lat", "0.2us") }
   end
 end
-local copy_bw = per_rank(param("copy_bw", "40GB/s"))
+local copy_bw = per_rank(param("copy_bw", "32GB/s"))
+local copy_local_bw = per_rank(param("copy_local_bw", "100GB/s"))
 for r = 0, n - 1 do
   local c = "core" .. r
   local node = (r % cores) // per_node
-  device { name = c, kind = "core", host = "local", reduce_bw = per_rank(param("reduce_bw", "22GB/s")),
-           copy_bw = copy_bw, op_overhead = param("op_overhead", "0.2us"), mem = "numa" .. node }
+  device { name = c, kind = "core", host = "local", reduce_bw = per_rank(param("reduce_bw", "23GB/s")),
+           copy_bw = copy_bw, copy_local_bw = copy_local_bw, op_overhead = param("op_overhead", "0.2us"),
+           mem = "numa" .. node }
   link { c, "numa" .. node, bw = copy_bw, lat = "0us" }
   rank(c)
 end
 -- With more ranks than cores a step usually waits for its peer to be
 -- scheduled first: `wake_lat` more (chorus calibrate measures it with two
--- ranks on one CPU).
-local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "5us")
-local function seconds(v)
-  local num, unit = tostring(v):match("^%s*([%d.eE+-]+)%s*(%a*)%s*$")
-  local scale = ({ s = 1, ms = 1e-3, us = 1e-6, ns = 1e-9 })[unit]
-  if not num or not scale then error("local-cpu: cannot read the time '" .. tostring(v) .. "'") end
-  return tonumber(num) * scale
-end
-if share > 1 then step_lat = string.format("%.6gus", (seconds(step_lat) + seconds(wake_lat)) * 1e6) end
+-- ranks on one CPU: 12-13 us on 2026-12-03).
+local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "12us")
+if share > 1 then step_lat = quantity.add_times(step_lat, wake_lat, "local-cpu") end
 protocol { "simple", latency = step_lat, efficiency = 1.0 }

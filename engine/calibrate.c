@@ -155,6 +155,9 @@
 #define CAL_ENGINE_BIG_MAX ((size_t)256 << 20)
 #define CAL_ENGINE_CALLS 20
 #define CAL_ENGINE_BIG_CALLS 3
+/* Across hosts: one ring allgather over every rank, for sock_bw (solve_net). */
+#define CAL_NET_SIZE ((size_t)16 << 20)
+#define CAL_NET_CALLS 3
 enum { ENG_ALLGATHER = 0, ENG_REDUCESCATTER, ENG_N };
 static const chorus_coll_t eng_coll[ENG_N] = {chorus_allgather, chorus_reducescatter};
 
@@ -187,6 +190,8 @@ typedef struct {
   double *eng_t[ENG_N]; /* [size * repeats + repeat]: ring allgather, reduce-scatter (seconds per call) */
   size_t eng_size[CAL_ENGINE_NSIZES];
   int eng_ok;           /* eng_t was measured (every rank on one host) */
+  double *net_t;        /* [repeats]: ring allgather of CAL_NET_SIZE over hosts (seconds per call) */
+  int net_ok;
 } cal_data_t;
 
 typedef struct {
@@ -474,8 +479,10 @@ static chorus_result_t overheads(cal_rank_t *R) {
  * eng_size (two sizes in the cache, one past it), the slowest rank's median
  * of CAL_ENGINE_CALLS calls (CAL_ENGINE_BIG_CALLS past the cache) per
  * repeat. */
+static chorus_result_t net_calls(cal_rank_t *R);
+
 static chorus_result_t engine_calls(cal_rank_t *R) {
-  if (R->nhosts != 1) return chorus_success;
+  if (R->nhosts != 1) return net_calls(R);
   size_t big = R->d.kbytes < CAL_ENGINE_BIG_MAX ? R->d.kbytes : CAL_ENGINE_BIG_MAX;
   R->d.eng_size[0] = CAL_ENGINE_SMALL0, R->d.eng_size[1] = CAL_ENGINE_SMALL1, R->d.eng_size[2] = big;
   float *in = NULL, *out = NULL;
@@ -516,6 +523,39 @@ static chorus_result_t engine_calls(cal_rank_t *R) {
   return res == chorus_success ? barrier(R->comm) : res;
 }
 
+/* Ranks on several hosts: a ring allgather of CAL_NET_SIZE over all of
+ * them, the slowest rank's median of CAL_NET_CALLS calls per repeat. */
+static chorus_result_t net_calls(cal_rank_t *R) {
+  size_t bytes = CAL_NET_SIZE, count = bytes / sizeof(float) / (size_t)R->nranks;
+  float *in = NULL, *out = NULL;
+  if (posix_memalign((void **)&in, 4096, bytes) || posix_memalign((void **)&out, 4096, bytes)) {
+    free(in);
+    return err_set(chorus_out_of_memory, "rank %d: cannot allocate 2 x %zu bytes for the hosts' allgather", R->rank,
+                   bytes);
+  }
+  memset(in, 0, bytes);
+  memset(out, 0, bytes);
+  double calls[CAL_NET_CALLS];
+  comm_force(R->comm, "ring", 1);
+  chorus_result_t res = chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL);
+  for (int r = 0; r < R->o->repeats && res == chorus_success; r++) {
+    if ((res = barrier(R->comm)) != chorus_success) break;
+    for (int j = 0; j < CAL_NET_CALLS && res == chorus_success; j++) {
+      double t0 = now_s();
+      res = chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL);
+      calls[j] = now_s() - t0;
+    }
+    if (res != chorus_success) break;
+    double t = median_of(calls, CAL_NET_CALLS), tmax;
+    res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL);
+    R->d.net_t[r] = tmax;
+  }
+  comm_force(R->comm, "", 0);
+  free(in), free(out);
+  if (res == chorus_success) R->d.net_ok = 1;
+  return res == chorus_success ? barrier(R->comm) : res;
+}
+
 /* --- fitting and reporting (rank 0) --- */
 
 typedef struct {
@@ -542,6 +582,9 @@ typedef struct {
   fit_ci_t eng[ENG_N][CAL_ENGINE_NSIZES]; /* measured seconds per call */
   double eng_rate[ENG_N][CAL_ENGINE_NSIZES];
   char engine_note[256]; /* why the solve was not used, when it was tried */
+  fit_ci_t net;          /* the hosts' ring allgather, seconds per call */
+  double sock_bw;        /* solved (solve_net), 0: not */
+  char net_note[256];
   const char *step_lat_from;
   int step_lat_clamped, delay_clamped;
 } cal_result_t;
@@ -673,6 +716,8 @@ static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_res
         if ((res = fit_median_ci(d->eng_t[k] + i * o->repeats, o->repeats, CAL_RESAMPLES, CAL_LEVEL,
                                  CAL_SEED + 1100 + (unsigned long)(k * CAL_ENGINE_NSIZES + i), &r->eng[k][i])))
           return res;
+  if (d->net_ok && (res = fit_median_ci(d->net_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1200, &r->net)))
+    return res;
   r->step_lat_from = "shm alpha - op_overhead";
   if (r->cls[CLASS_SHM].present) {
     r->step_lat = r->cls[CLASS_SHM].alpha - r->op_overhead;
@@ -822,6 +867,50 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
   r->engine_solved = 1;
 }
 
+/* Across hosts: sock_bw, the rate at which the cores move the hosts' socket
+ * traffic (netns.lua), solved so that the simulator on the topology being
+ * written gives back the measured ring allgather over all ranks. A model
+ * that is slower than measured even without that limit (the links limit
+ * it) keeps the base's default, and net_note says so. */
+static void solve_net(const cal_opts_t *o, const cal_rank_t *R, cal_result_t *r) {
+  if (!R->d.net_ok) return;
+  if (!base_reads(o->base_text, "sock_bw")) {
+    snprintf(r->net_note, sizeof r->net_note, "the base reads no sock_bw");
+    return;
+  }
+  char path[] = "/tmp/chorus-calibrate-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    snprintf(r->net_note, sizeof r->net_note, "a temporary topology: %s", strerror(errno));
+    return;
+  }
+  close(fd);
+  char sets[160] = "", err[2048] = "";
+  if (base_reads(o->base_text, "hosts")) snprintf(sets, sizeof sets, "hosts=%d", R->nhosts);
+  if (base_reads(o->base_text, "ppn"))
+    snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%sppn=%d", sets[0] ? "," : "", R->d.per_host);
+  if (base_reads(o->base_text, "cores"))
+    snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%scores=%ld", sets[0] ? "," : "",
+             sysconf(_SC_NPROCESSORS_ONLN));
+  planner_req_t req = {.algo = "ring", .coll = chorus_allgather, .nranks = R->nranks, .shape = &R->comm->shape,
+                       .nchannels = 1};
+  planner_err_t perr;
+  const plan_t *p;
+  double x = 0;
+  if (write_topology(o, R, r, path) != 0)
+    snprintf(err, sizeof err, "the temporary topology %s could not be written", path);
+  else if (plan_cache_get(R->comm->cache, &req, 1, &p, &perr) != chorus_success)
+    snprintf(err, sizeof err, "%s", perr.msg);
+  else
+    x = solve_rate(path, sets, "sock_bw", R->comm->step_bytes * EXEC_NSTEPS, p,
+                   CAL_NET_SIZE / sizeof(float) / (size_t)R->nranks, r->net.median, err, sizeof err);
+  unlink(path);
+  if (x > 0)
+    r->sock_bw = x;
+  else
+    snprintf(r->net_note, sizeof r->net_note, "not solved (%.200s): the base's default stays", err);
+}
+
 static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
   printf("# chorus calibrate: %d ranks on %d hosts, %d sizes %zu..%zu B, %d repeats, kernels %s\n", R->nranks,
          R->nhosts, o->nsizes, o->sizes[0], o->sizes[o->nsizes - 1], o->repeats, kern_isa());
@@ -911,6 +1000,14 @@ static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_res
          r->ar1.hi * 1e6);
   printf("  step_lat     %9.3f us    +- %.3f  %s%s\n", r->step_lat * 1e6, r->cls[CLASS_SHM].alpha_ci * 1e6,
          r->step_lat_from, r->step_lat_clamped ? " (negative: clamped to 0)" : "");
+  if (R->d.net_ok) {
+    printf("  ring allgather %zu MiB over %d hosts %10.3f us [%.3f, %.3f]", CAL_NET_SIZE >> 20, R->nhosts,
+           r->net.median * 1e6, r->net.lo * 1e6, r->net.hi * 1e6);
+    if (r->sock_bw > 0)
+      printf("  -> sock_bw %.3f GB/s (the cores' socket traffic, both directions)\n", r->sock_bw / 1e9);
+    else
+      printf("\n#   sock_bw: %s\n", r->net_note);
+  }
   if (r->cls[CLASS_SOCK].present) {
     printf("  rate         %9.3f Gb/s  +- %.3f  socket ping-pong bandwidth\n", r->cls[CLASS_SOCK].bw * 8 / 1e9,
            r->cls[CLASS_SOCK].bw_ci * 8 / 1e9);
@@ -1065,6 +1162,13 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
              r->step_lat * 1e6, r->delay_clamped ? " (was negative: 0)" : "");
     n++;
   }
+  if (r->sock_bw > 0) {
+    e[n] = (entry_t){"sock_bw", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->sock_bw / 1e9);
+    snprintf(e[n].why, sizeof e[n].why, "the model's socket traffic for the ring allgather of %zu MiB over %d hosts, %.1f us",
+             CAL_NET_SIZE >> 20, R->nhosts, r->net.median * 1e6);
+    n++;
+  }
   fprintf(f, "local calibrated = {\n");
   for (int i = 0; i < n; i++)
     fprintf(f, "  %-13s = \"%s\", -- %s%s\n", e[i].name, e[i].value, e[i].why,
@@ -1113,6 +1217,9 @@ static int write_csv(const cal_opts_t *o, const cal_rank_t *R) {
     fprintf(f, "allreduce_1rank,-1,8,%d,%d,%.6f,us\n", CAL_AR_ITERS, r, R->d.ar1_t[r] * 1e6);
     fprintf(f, "allreduce_%dranks,-1,8,%d,%d,%.6f,us\n", R->nranks, CAL_AR_ITERS, r, R->d.arn_t[r] * 1e6);
   }
+  if (R->d.net_ok)
+    for (int r = 0; r < o->repeats; r++)
+      fprintf(f, "ring_allgather_hosts,-1,%zu,%d,%d,%.6f,us\n", CAL_NET_SIZE, CAL_NET_CALLS, r, R->d.net_t[r] * 1e6);
   if (R->d.eng_ok)
     for (int k = 0; k < ENG_N; k++)
       for (int i = 0; i < CAL_ENGINE_NSIZES; i++)
@@ -1156,9 +1263,10 @@ static int run_rank(cal_rank_t *R) {
   R->d.creduce_t = calloc(m, sizeof(double));
   R->d.wake_t = calloc(m, sizeof(double));
   for (int k = 0; k < ENG_N; k++) R->d.eng_t[k] = calloc(m * CAL_ENGINE_NSIZES, sizeof(double));
+  R->d.net_t = calloc(m, sizeof(double));
   double *trip = calloc(CAL_MAX_ITERS, sizeof(double));
   if (!trip || posix_memalign((void **)&R->buf, 4096, o->maxb) || !R->d.pp[0] || !R->d.pp[1] || !R->d.copy_t ||
-      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t || !R->d.ccopy_t || !R->d.creduce_t || !R->d.wake_t || !R->d.eng_t[0] || !R->d.eng_t[1]) {
+      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t || !R->d.ccopy_t || !R->d.creduce_t || !R->d.wake_t || !R->d.eng_t[0] || !R->d.eng_t[1] || !R->d.net_t) {
     fprintf(stderr, "chorus calibrate: rank %d: cannot allocate buffers of %zu bytes\n", R->rank, o->maxb);
     goto cleanup;
   }
@@ -1187,6 +1295,7 @@ static int run_rank(cal_rank_t *R) {
       goto cleanup;
     }
     solve_engine(o, R, &r);
+    solve_net(o, R, &r);
     print_report(o, R, &r);
     if (o->csv) status |= write_csv(o, R);
     if (o->out) status |= write_topology(o, R, &r, o->out);
@@ -1199,6 +1308,7 @@ cleanup:
   free(R->d.copy_t), free(R->d.reduce_t), free(R->d.ar1_t), free(R->d.arn_t);
   free(R->d.ccopy_t), free(R->d.creduce_t), free(R->d.wake_t);
   for (int k = 0; k < ENG_N; k++) free(R->d.eng_t[k]);
+  free(R->d.net_t);
   return status;
 }
 

@@ -25,11 +25,26 @@ local copy_local_bw = scaled(param("copy_local_bw", "100GB/s"), ranks_per_core)
 local reduce_bw = scaled(param("reduce_bw", "23GB/s"), ranks_per_core)
 local mem_bw, llc = param("mem_bw", scaled("50GB/s", hosts)), param("llc", scaled("32MiB", hosts))
 local op_overhead = param("op_overhead", "0.5us")
+-- Socket traffic costs the machine's cores too: the kernel's TCP/IP and
+-- veth work for every byte a host sends and receives, and the engine's
+-- socket proxies. `sock_bw` is what the cores move that way per second, both
+-- directions together, shared by the hosts: each host's traffic crosses a
+-- half-duplex link of its share on its way to its veth. `chorus calibrate`
+-- solves it on the engine's ring allgather over all hosts; unset ("", the
+-- default), the cores are no limit.
+local sock_bw = param("sock_bw", "")
 device { name = "br0", kind = "switch" }
 for i = 0, hosts - 1 do
   local h = "ns" .. i
   device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc }
-  link { h, "br0", bw = rate, lat = delay }
+  if sock_bw ~= "" then
+    local k = h .. "tcp"
+    device { name = k, kind = "nic", host = h }
+    link { h, k, bw = scaled(sock_bw, hosts), lat = "0us", duplex = "half" }
+    link { k, "br0", bw = rate, lat = delay }
+  else
+    link { h, "br0", bw = rate, lat = delay }
+  end
   for c = 0, ppn - 1 do
     local core = h .. "c" .. c
     device { name = core, kind = "core", host = h, reduce_bw = reduce_bw, copy_bw = copy_bw,

@@ -35,6 +35,14 @@ cat "$dir/r0" "$dir/r1"
 [ $rc0 = 0 ] && [ $rc1 = 0 ] || fail "ranks exited $rc0 and $rc1"
 grep -q "2 ranks on 2 hosts" "$dir/r0" || fail "the ranks did not count as 2 hosts"
 grep -q "^# socket: alpha .* R^2" "$dir/r0" || fail "no socket fit in the report"
+# Across hosts the engine's ring allgather over both is measured, and sock_bw
+# solved from it (written) or the reason it was not (the links limit it).
+grep -q "^  ring allgather 16 MiB over 2 hosts .* us" "$dir/r0" || fail "no ring allgather over the hosts in the report"
+if grep -q -- "-> sock_bw " "$dir/r0"; then
+  grep -q '^  sock_bw *= "' "$dir/cal.lua" || fail "sock_bw solved but not written"
+else
+  grep -q "^#   sock_bw: not solved (" "$dir/r0" || fail "sock_bw neither solved nor said why"
+fi
 for p in rate delay reduce_bw op_overhead; do grep -q "^  $p *= \"" "$dir/cal.lua" || fail "the written topology lacks $p"; done
 "$chorus" sim allreduce --topo "$dir/cal.lua" --set hosts=2 -b 1M -e 1M >"$dir/sim" 2>&1 ||
   { cat "$dir/sim"; fail "chorus sim could not use the written topology"; }

@@ -1,4 +1,4 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-03 18:17:03 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-03 18:42:12 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
 -- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/quickstart/calibrated.lua
 -- base: /work/main/topologies/local-cpu.lua
@@ -10,20 +10,20 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.816 us +- 0.076, bw 25.168 GB/s +- 7.842, R^2 0.92490, max residual 29.26%, break near 185364 B
---   copy kernel 19.782 GB/s [18.999, 20.107], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 25.168 GB/s +- 7.842 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.352 us [1.333, 1.362]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.722 us +- 0.045, bw 22.686 GB/s +- 6.048, R^2 0.91804, max residual 26.97%, break near 5793 B
+--   copy kernel 16.615 GB/s [15.777, 17.231], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 22.686 GB/s +- 6.048 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.242 us [1.227, 1.252]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "30.97GB/s", -- the model's rate for the ring allgather measured (1024 KiB 30.37, 4096 KiB 31.58; kernel in the cache 103.12)
-  copy_local_bw = "103.1GB/s", -- copy kernel in the cache, all ranks at once, [96.571, 105.105] GB/s
-  reduce_bw     = "28.61GB/s", -- the model's rate for the ring reduce-scatter measured (1024 KiB 29.73, 4096 KiB 27.53; kernel in the cache 52.36)
-  mem_bw        = "49.56GB/s", -- the model's memory for the ring allgather 52.47 and reduce-scatter 46.81 of 64 MiB (2 x copy kernel x 2 ranks 79.13)
-  op_overhead   = "0.14us", -- 8-byte allreduce on one rank, [0.140, 0.140] us
-  step_lat      = "0.6758us", -- shm alpha - op_overhead
-  wake_lat      = "12.07us", -- 2 ranks on one CPU: 8 B half round trip 12.884 us [12.829, 12.932] - shm alpha
+  copy_bw       = "30.4GB/s", -- the model's rate for the ring allgather measured (1024 KiB 31.28, 4096 KiB 29.55; kernel in the cache 93.27)
+  copy_local_bw = "93.27GB/s", -- copy kernel in the cache, all ranks at once, [87.729, 105.976] GB/s
+  reduce_bw     = "29.37GB/s", -- the model's rate for the ring reduce-scatter measured (1024 KiB 29.42, 4096 KiB 29.31; kernel in the cache 53.96)
+  mem_bw        = "47.69GB/s", -- the model's memory for the ring allgather 51.29 and reduce-scatter 44.33 of 64 MiB (2 x copy kernel x 2 ranks 66.46)
+  op_overhead   = "0.145us", -- 8-byte allreduce on one rank, [0.141, 0.150] us
+  step_lat      = "0.5768us", -- shm alpha - op_overhead
+  wake_lat      = "12.84us", -- 2 ranks on one CPU: 8 B half round trip 13.566 us [13.556, 13.580] - shm alpha
 }
 
 local loader_param = param

@@ -122,7 +122,13 @@ static void test_kernel_runs_every_collective_algorithm_dtype_op(void) {
   char *in[MAXR], *out[MAXR], *want[MAXR];
   for (int r = 0; r < MAXR; r++) in[r] = malloc(cap * MAXR), out[r] = malloc(cap * MAXR), want[r] = malloc(cap * MAXR);
   long cases = 0, bad = 0, failed = 0;
-  for (int n = 1; n <= MAXR; n++)
+  /* The sanitizer builds stop at CHORUS_TEST_EMU_RANKS ranks (tests/cuda.cmake):
+   * at 8 ranks and 3 channels 72 threads share 2 cores, and the warnings
+   * build runs every rank count. */
+  const char *env = getenv("CHORUS_TEST_EMU_RANKS");
+  int maxr = env && atoi(env) >= 1 && atoi(env) <= MAXR ? atoi(env) : MAXR;
+  if (maxr < MAXR) printf("  1 to %d ranks (CHORUS_TEST_EMU_RANKS)\n", maxr);
+  for (int n = 1; n <= maxr; n++)
     for (int nch = 1; nch <= 3; nch += 2) {
       emu_world_t w = {.n = n};
       for (size_t a = 0; a < sizeof algos / sizeof *algos; a++)
@@ -183,7 +189,7 @@ done:
   printf("  %ld calls\n", cases);
   CHECK_EQ_INT(failed, 0);
   CHECK_EQ_INT(bad, 0);
-  CHECK_TRUE(cases > 3000);
+  CHECK_TRUE(cases > (maxr < MAXR ? 1000 : 3000));
   for (int r = 0; r < MAXR; r++) free(in[r]), free(out[r]), free(want[r]);
   plan_cache_destroy(cache);
 }

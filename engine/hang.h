@@ -3,8 +3,8 @@
  * the process writes where it is -- the call and its sequence number, each
  * channel's op, the peers it waits on and the slot counters of both of the
  * op's connections -- into CHORUS_HANG_DIR/chorus-hang-p<pid>-c<comm>-r<rank>.txt.
- * `chorus hang-report FILES...` merges the reports of all ranks into one
- * picture and names the rank the others are waiting for. */
+ * `chorus hang-report FILES...` (cli/hang_report.c) merges the reports of
+ * all ranks into one picture and names the rank the others are waiting for. */
 #ifndef CHORUS_HANG_H
 #define CHORUS_HANG_H
 
@@ -22,12 +22,5 @@ void hang_unregister(chorus_comm_t *c);
  * because a peer failed or aborted) or "SIGUSR1". Only
  * async-signal-safe calls inside. Returns 0 when the file was written. */
 int hang_dump(chorus_comm_t *c, const char *reason);
-
-/* Merge report files into a picture on out; returns the number of files
- * read (0: none readable). */
-int hang_merge(char *const files[], int nfiles, FILE *out);
-
-/* `chorus hang-report FILES...`. */
-int cmd_hang_report(int argc, char **argv);
 
 #endif

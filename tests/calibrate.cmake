@@ -1,8 +1,7 @@
-# Tests of `chorus calibrate` and engine/fit: the fits on synthetic data
+# Tests of `chorus calibrate` and cli/fit: the fits on synthetic data
 # (unit), the command end to end on this host and across two network
 # namespaces (integration), and its argument errors (bad).
-chorus_add_unit_test(test_fit SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_fit.c LIBS chorus_static)
-target_include_directories(test_fit PRIVATE ${PROJECT_SOURCE_DIR}/engine)
+chorus_add_unit_test(test_fit SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_fit.c LIBS chorus_cmds)
 
 add_test(NAME calibrate_local
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/calibrate_local.sh $<TARGET_FILE:chorus_cli>)

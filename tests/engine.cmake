@@ -89,7 +89,7 @@ doctor_test(doctor_rsh_bad_host_word 2 "--hosts 'a\\*b' has a character a remote
   ARGS --hosts a*b --rsh ${local_rsh})
 
 # Hang reports: on a timeout and on SIGUSR1, merged by hang_merge.
-chorus_add_unit_test(test_hang SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hang.c LIBS chorus_static
+chorus_add_unit_test(test_hang SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_hang.c LIBS chorus_cmds chorus_static
   LABELS unit;integration)
 target_include_directories(test_hang PRIVATE ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/plan)
 set_tests_properties(test_hang PROPERTIES TIMEOUT 120)

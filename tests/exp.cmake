@@ -1,4 +1,4 @@
-# Tests of `chorus exp` (engine/exp.c) and the namespace testbed
+# Tests of `chorus exp` (cli/exp.c) and the namespace testbed
 # (scripts/testbed): an experiment end to end on local ranks and on
 # namespace hosts, Ctrl-C during a namespace experiment (nothing left
 # behind), and broken experiment files, each with the message that names

@@ -12,6 +12,7 @@
 
 #include "chorus.h"
 #include "hang.h"
+#include "hang_report.h"
 #include "test.h"
 #include "test_ranks.h"
 

@@ -1,19 +1,16 @@
-/* chorus_main.c -- the `chorus` command: one binary, one table of
- * subcommands. Each subcommand lives with its module (plan/, sim/, engine/)
- * and is only dispatched from here. */
+/* main.c -- the `chorus` command: one binary, one table of subcommands.
+ * Each subcommand is a file of cli/ and is only dispatched from here. */
 #include <stdio.h>
 #include <string.h>
 
 #include "calibrate.h"
 #include "chorus.h"
 #include "cmd_plan.h"
+#include "cmd_sim.h"
 #include "doctor.h"
 #include "exp.h"
-#include "hang.h"
+#include "hang_report.h"
 #include "perf.h"
-#ifdef CHORUS_HAVE_SIM
-#include "cmd_sim.h"
-#endif
 
 typedef struct {
   const char *name;
@@ -28,10 +25,8 @@ static const subcommand_t subcommands[] = {
     {"plan", cmd_plan, "print the ops an algorithm gives each rank"},
     {"check", cmd_check, "prove an algorithm correct for a range of rank counts and shapes"},
     {"explain", cmd_explain, "show an algorithm step by step: which chunk moves where"},
-#ifdef CHORUS_HAVE_SIM
     {"sim", cmd_sim, "predict a collective's performance on a described topology"},
     {"topo", cmd_topo, "show, check or draw a topology description"},
-#endif
     {"perf", cmd_perf, "benchmark a collective with nccl-tests columns, checking every result"},
     {"exp", cmd_exp, "run an experiment: measured against predicted, with tables, crossovers and plots"},
     {"calibrate", cmd_calibrate, "measure point-to-point links and fit the simulator's parameters"},

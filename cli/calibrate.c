@@ -815,7 +815,7 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
   if (base_reads(o->base_text, "cores"))
     snprintf(base_sets + strlen(base_sets), sizeof base_sets - strlen(base_sets), "%scores=%ld",
              base_sets[0] ? "," : "", sysconf(_SC_NPROCESSORS_ONLN));
-  size_t buffsize = R->comm->step_bytes * EXEC_NSTEPS;
+  size_t buffsize = R->comm->geom.buffsize;
   const plan_t *plans[ENG_N];
   int ok = write_topology(o, R, r, path) == 0;
   if (!ok) snprintf(err, sizeof err, "the temporary topology %s could not be written", path);
@@ -902,7 +902,7 @@ static void solve_net(const cal_opts_t *o, const cal_rank_t *R, cal_result_t *r)
   else if (plan_cache_get(R->comm->cache, &req, 1, &p, &perr) != chorus_success)
     snprintf(err, sizeof err, "%s", perr.msg);
   else
-    x = solve_rate(path, sets, "sock_bw", R->comm->step_bytes * EXEC_NSTEPS, p,
+    x = solve_rate(path, sets, "sock_bw", R->comm->geom.buffsize, p,
                    CAL_NET_SIZE / sizeof(float) / (size_t)R->nranks, r->net.median, err, sizeof err);
   unlink(path);
   if (x > 0)

@@ -194,12 +194,12 @@ static int parse_sim_args(int argc, char **argv, sim_args_t *a) {
     case 'e': if (parse_size(optarg, &a->maxb)) return fprintf(stderr, "chorus sim: -e: '%s' is not a size\n", optarg), 2; break;
     case 'f': a->factor = atof(optarg); break;
     case 'd':
-      if (sim_dtype_parse(optarg, &a->dt) != 0)
+      if (chorus_dtype_parse(optarg, &a->dt) != chorus_success)
         return fprintf(stderr, "chorus sim: -d: '%s' is not a data type (int8, uint8, int32, uint32, int64, uint64, "
                                "half, bfloat16, float, double)\n", optarg), 2;
       break;
     case 'o':
-      if (sim_redop_parse(optarg, &a->op) != 0)
+      if (chorus_redop_parse(optarg, &a->op) != chorus_success)
         return fprintf(stderr, "chorus sim: -o: '%s' is not a reduction op (sum, prod, min, max, avg)\n", optarg), 2;
       break;
     case 'r': a->root = atoi(optarg); break;
@@ -346,11 +346,11 @@ int cmd_sim(int argc, char **argv) {
                  "busbw_GBps,wrong,source\n");
   }
   int rooted = plan_coll_rooted(a.coll);
-  const char *redop = plan_coll_reduces(a.coll) ? sim_redop_name(a.op) : "none";
+  const char *redop = plan_coll_reduces(a.coll) ? chorus_redop_name(a.op) : "none";
   printf("# chorus sim %s: %d ranks on %d nodes, topology %s%s%s, dtype %s, op %s, algo %s, proto %s, channels %d, "
          "model %s\n",
          chorus_coll_name(a.coll), n, shape.nnodes, t->name, t->params[0] ? " " : "", t->params,
-         sim_dtype_name(a.dt), sim_redop_name(a.op), algo, topo_proto_name(a.proto), nch,
+         chorus_dtype_name(a.dt), chorus_redop_name(a.op), algo, topo_proto_name(a.proto), nch,
          a.analytic ? "analytic" : "event");
   if (!contiguous) printf("# note: the ranks of some host are not consecutive; each run of them is planned as a node\n");
   printf("# predicted: no data moves, #wrong is N/A; in place costs the same as out of place in the model\n");
@@ -359,7 +359,7 @@ int cmd_sim(int argc, char **argv) {
          "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
   printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
          "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
-  size_t es = sim_dtype_size(a.dt);
+  size_t es = chorus_dtype_size(a.dt);
   int per_rank_total = a.coll == chorus_allgather || a.coll == chorus_reducescatter || a.coll == chorus_alltoall;
   double sum_busbw = 0;
   int npoints = 0;
@@ -394,14 +394,14 @@ int cmd_sim(int argc, char **argv) {
       double us = res.time * 1e6;
       double algbw = us > 0 ? (double)bytes / us / 1e3 : 0;
       double busbw = algbw * sim_bus_factor(a.coll, n);
-      printf("%12zu %13zu %9s %7s %6d", bytes, count, sim_dtype_name(a.dt), redop, rooted ? a.root : -1);
+      printf("%12zu %13zu %9s %7s %6d", bytes, count, chorus_dtype_name(a.dt), redop, rooted ? a.root : -1);
       for (int ip = 0; ip < 2; ip++) {
         printf(" %8.2f %7.2f %7.2f %6s", us, algbw, busbw, "N/A");
         sum_busbw += busbw;
         npoints++;
         if (csv)
           fprintf(csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,,predicted\n", chorus_coll_name(a.coll), algo,
-                  topo_proto_name(a.proto), n, shape.nnodes, sim_dtype_name(a.dt), sim_redop_name(a.op),
+                  topo_proto_name(a.proto), n, shape.nnodes, chorus_dtype_name(a.dt), chorus_redop_name(a.op),
                   rooted ? a.root : -1, ip, bytes, count, us, algbw, busbw);
       }
       printf("\n");

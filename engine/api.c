@@ -1,5 +1,5 @@
-/* api.c -- the public calls: names of types and ops, the collective and
- * point-to-point entry points, groups (held per thread, launched together),
+/* api.c -- the public calls: the collective and point-to-point entry
+ * points, groups (held per thread, launched together),
  * and streams (a worker thread running queued batches in order). */
 #include <pthread.h>
 #include <stdlib.h>
@@ -7,42 +7,9 @@
 #include <strings.h>
 
 #include "comm.h"
+#include "exec.h"
 #include "cuda_exec.h"
 #include "kernels.h"
-
-static const char *const dtype_names[chorus_num_dtypes] = {"int8",  "uint8", "int32",    "uint32", "int64",
-                                                           "uint64", "half", "bfloat16", "float",  "double"};
-static const char *const dtype_alias[chorus_num_dtypes] = {"char", "u8", "int", "u32", "i64",
-                                                           "u64",  "fp16", "bf16", "fp32", "fp64"};
-static const char *const redop_names[chorus_num_redops] = {"sum", "prod", "min", "max", "avg"};
-
-size_t chorus_dtype_size(chorus_dtype_t dt) { return kern_dtype_size(dt); }
-const char *chorus_dtype_name(chorus_dtype_t dt) {
-  return (unsigned)dt < chorus_num_dtypes ? dtype_names[dt] : "unknown";
-}
-chorus_result_t chorus_dtype_parse(const char *name, chorus_dtype_t *out) {
-  for (int i = 0; i < chorus_num_dtypes; i++) {
-    if (!strcasecmp(name, dtype_names[i]) || !strcasecmp(name, dtype_alias[i])) {
-      *out = (chorus_dtype_t)i;
-      return chorus_success;
-    }
-  }
-  if (!strcasecmp(name, "float32")) return *out = chorus_float32, chorus_success;
-  if (!strcasecmp(name, "float16")) return *out = chorus_float16, chorus_success;
-  if (!strcasecmp(name, "float64")) return *out = chorus_float64, chorus_success;
-  return err_set(chorus_invalid_argument, "'%s' is not a data type (int8, uint8, int32, uint32, int64, uint64, half, "
-                                          "bfloat16, float, double)", name);
-}
-const char *chorus_redop_name(chorus_redop_t op) { return (unsigned)op < chorus_num_redops ? redop_names[op] : "unknown"; }
-chorus_result_t chorus_redop_parse(const char *name, chorus_redop_t *out) {
-  for (int i = 0; i < chorus_num_redops; i++) {
-    if (!strcasecmp(name, redop_names[i])) {
-      *out = (chorus_redop_t)i;
-      return chorus_success;
-    }
-  }
-  return err_set(chorus_invalid_argument, "'%s' is not a reduction op (sum, prod, min, max, avg)", name);
-}
 
 /* --- streams ---
  * A host stream is a thread running queued batches in order. A CUDA stream

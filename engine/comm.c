@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "exec.h"
 #include "cuda_exec.h"
 #include "hang.h"
 #include "mismatch.h"
@@ -186,12 +187,7 @@ static chorus_result_t comm_create(chorus_comm_t **out, int nranks, const boot_i
     res = err_set(chorus_out_of_memory, "out of memory for a communicator of %d ranks", nranks);
     goto cleanup;
   }
-  long buff = param_int(PARAM_BUFFSIZE);
-  long unit = EXEC_NSTEPS * EXEC_ALIGN;
-  if (buff < unit * 16) buff = unit * 16;
-  buff -= buff % unit;
-  c->chunk_bytes = (size_t)buff / PLAN_SLOT_CHUNKS;
-  c->step_bytes = (size_t)buff / EXEC_NSTEPS;
+  c->geom = geom_conn_engine((size_t)param_int(PARAM_BUFFSIZE));
 
   CHECK(tune_check_settings()); /* a bad CHORUS_TUNING_FILE or CHORUS_PROTO fails here, not at a call */
   CHECK(boot_init(&c->boot, id, rank, nranks, (double)param_int(PARAM_TIMEOUT)));
@@ -231,7 +227,7 @@ static chorus_result_t comm_create(chorus_comm_t **out, int nranks, const boot_i
   if (res != chorus_success) goto cleanup;
   if (rank == 0)
     LOG_INFO_("INIT", "communicator of %d ranks on %d hosts; chunk %zu bytes, step %zu bytes, kernels %s", nranks,
-              c->nhosts, c->chunk_bytes, c->step_bytes, kern_isa());
+              c->nhosts, c->geom.chunk_bytes, c->geom.step_bytes, kern_isa());
 cleanup:
   if (res != chorus_success) {
     chorus_comm_destroy(c);
@@ -475,9 +471,9 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
     cn->peer = l->peer, cn->channel = l->channel, cn->is_send = l->is_send;
     int same = c->host_of[l->peer] == c->host_of[c->rank] && !param_int(PARAM_SHM_DISABLE);
     cn->tr = same ? &shm_transport : &sock_transport;
-    tr_args_t a = {.rank = c->rank, .peer = l->peer, .channel = l->channel, .step_bytes = c->step_bytes,
+    tr_args_t a = {.rank = c->rank, .peer = l->peer, .channel = l->channel, .step_bytes = c->geom.step_bytes,
                    .secret = boot_secret(c->boot), .stop = &c->stop, .ifaddr = boot_addr(c->boot)};
-    link_msg_t m = {.magic = BOOT_MAGIC, .transport = same ? 0 : 1, .step_bytes = c->step_bytes};
+    link_msg_t m = {.magic = BOOT_MAGIC, .transport = same ? 0 : 1, .step_bytes = c->geom.step_bytes};
     size_t len = 0;
     res = l->is_send ? cn->tr->send_setup(cn, &a, m.desc, &len) : cn->tr->recv_setup(cn, &a, m.desc, &len);
     if (res != chorus_success) return comm_fail(c, res, "rank %d: %s connection to rank %d channel %d: %s", c->rank,
@@ -500,13 +496,13 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
         return comm_fail_after(c, res, "rank %d: connecting to rank %d: %s", c->rank, l->peer, chorus_last_error());
       if (res != chorus_success)
         return comm_fail(c, res, "rank %d: connecting to rank %d: %s", c->rank, l->peer, chorus_last_error());
-      if (len != sizeof m || m.magic != BOOT_MAGIC || m.step_bytes != c->step_bytes ||
+      if (len != sizeof m || m.magic != BOOT_MAGIC || m.step_bytes != c->geom.step_bytes ||
           m.transport != (cn->tr == &sock_transport))
         return comm_fail(c, chorus_invalid_usage,
                          "rank %d and rank %d disagree on the connection (CHORUS_BUFFSIZE %zu vs %llu, or "
                          "CHORUS_SHM_DISABLE differs)",
-                         c->rank, l->peer, c->step_bytes * EXEC_NSTEPS, (unsigned long long)m.step_bytes * EXEC_NSTEPS);
-      tr_args_t a = {.rank = c->rank, .peer = l->peer, .channel = l->channel, .step_bytes = c->step_bytes,
+                         c->rank, l->peer, c->geom.buffsize, (unsigned long long)m.step_bytes * GEOM_NSTEPS);
+      tr_args_t a = {.rank = c->rank, .peer = l->peer, .channel = l->channel, .step_bytes = c->geom.step_bytes,
                      .secret = boot_secret(c->boot), .stop = &c->stop, .ifaddr = boot_addr(c->boot)};
       res = l->is_send ? cn->tr->send_connect(cn, &a, m.desc, m.len) : cn->tr->recv_connect(cn, &a, m.desc, m.len);
       if (res != chorus_success) return comm_fail(c, res, "rank %d: %s connection with rank %d channel %d: %s",

@@ -88,7 +88,7 @@ struct chorus_comm {
   char errmsg[1024];
   pthread_mutex_t lock;      /* one call at a time runs on a communicator */
   conn_t **conns;            /* [(peer * COMM_CONN_SLOTS + channel) * 2 + is_send] */
-  size_t step_bytes, chunk_bytes;
+  geom_conn_t geom;          /* the connections: chunk_bytes, step_bytes (core/geom.h) */
   uint32_t seq;              /* collective calls so far: part of every step's tag */
   uint32_t *p2p_sent, *p2p_recvd; /* [nranks] point-to-point messages so far */
   plan_cache_t *cache;
@@ -160,12 +160,5 @@ static inline conn_t *comm_conn(chorus_comm_t *c, int peer, int channel, int is_
 void comm_force(chorus_comm_t *c, const char *algo, int nchannels);
 /* The algorithm and channel count the last collective used (for reports). */
 const char *comm_last_algo(const chorus_comm_t *c);
-
-/* Run calls of one communicator (a group's share, or one call): collectives
- * in order, then all point-to-point calls together. Takes c->lock. */
-chorus_result_t exec_calls(chorus_comm_t *c, const call_t *calls, int ncalls);
-
-/* Stop and join the channel workers. */
-void exec_workers_stop(chorus_comm_t *c);
 
 #endif

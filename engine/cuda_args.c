@@ -1,5 +1,5 @@
 /* cuda_args.c -- marshal a plan into the CUDA kernel's flat program, and a
- * call into its arguments, with the CPU executor's geometry (kernels/geom.h). */
+ * call into its arguments, with the CPU executor's geometry (core/geom.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +18,7 @@ _Static_assert((int)KCU_OP_SEND == (int)PLAN_OP_SEND && (int)KCU_OP_RECV == (int
 _Static_assert((int)KCU_BUF_INPUT == (int)PLAN_BUF_INPUT && (int)KCU_BUF_OUTPUT == (int)PLAN_BUF_OUTPUT &&
                    (int)KCU_BUF_SCRATCH == (int)PLAN_BUF_SCRATCH,
                "kernel buffers are the plan's");
-_Static_assert(KCU_NSTEPS == EXEC_NSTEPS && KCU_STEPS_PER_CHUNK == EXEC_STEPS_PER_CHUNK,
+_Static_assert(GEOM_NSTEPS == GEOM_NSTEPS && GEOM_STEPS_PER_CHUNK == GEOM_STEPS_PER_CHUNK,
                "the kernel's rings have the CPU engine's steps");
 _Static_assert(KCU_MAX_CHANNELS >= PLAN_MAX_CHANNELS, "every plan's channels fit the kernel");
 
@@ -85,19 +85,19 @@ chorus_result_t cuda_args_marshal(const plan_t *p, int rank, kcu_prog_t **out, s
   return chorus_success;
 }
 
-void cuda_args_call(kcu_args_t *a, const kcu_prog_t *prog, int nchannels, int scratch_chunks, size_t count, chorus_dtype_t dt, chorus_redop_t op,
-                    size_t chunk_bytes, size_t step_bytes, uint32_t tag, int divide, double timeout_s) {
-  size_t es = chorus_dtype_size(dt);
+void cuda_args_call(kcu_args_t *a, const kcu_prog_t *prog, const geom_call_t *g, const geom_conn_t *conn,
+                    int scratch_chunks, chorus_dtype_t dt, chorus_redop_t op, uint32_t tag, int divide,
+                    double timeout_s) {
   memset(a, 0, sizeof *a);
   a->prog = prog;
-  a->count = count;
-  a->es = (uint32_t)es;
-  a->chan_elems = geom_chan_elems(count, nchannels, es);
-  a->ce_max = (chunk_bytes < EXEC_MAX_CHUNK ? chunk_bytes : EXEC_MAX_CHUNK) / es;
-  a->step_bytes = step_bytes;
+  a->count = g->count;
+  a->es = (uint32_t)g->es;
+  a->chan_elems = g->chan_elems;
+  a->ce_max = g->ce_max;
+  a->step_bytes = conn->step_bytes;
   a->tag = tag;
   a->dt = dt, a->op = op;
   a->divide = divide;
   a->timeout_ns = timeout_s > 0 ? (uint64_t)(timeout_s * 1e9) : 0;
-  a->scratch_stride = (size_t)scratch_chunks * chunk_bytes;
+  a->scratch_stride = (size_t)scratch_chunks * conn->chunk_bytes;
 }

@@ -7,6 +7,7 @@
 #define CHORUS_CUDA_ARGS_H
 
 #include "chorus.h"
+#include "geom.h"
 #include "kern_cuda.h"
 #include "plan.h"
 
@@ -19,12 +20,14 @@
  * KCU_MAX_OPS) or holds an op the kernel does not know. */
 chorus_result_t cuda_args_marshal(const plan_t *p, int rank, kcu_prog_t **out, size_t *bytes);
 
-/* One call's geometry and arithmetic for a program of nchannels channels and
- * scratch_chunks scratch chunks (prog, the device copy, is only stored):
- * count elements per unit of type dt reduced with op, chunk_bytes and
- * step_bytes the communicator's; divide is the avg divisor (0: none).
- * Buffers, status and abort are the executor's to fill. */
-void cuda_args_call(kcu_args_t *a, const kcu_prog_t *prog, int nchannels, int scratch_chunks, size_t count, chorus_dtype_t dt, chorus_redop_t op,
-                    size_t chunk_bytes, size_t step_bytes, uint32_t tag, int divide, double timeout_s);
+/* One call's geometry and arithmetic for a program with scratch_chunks
+ * scratch chunks per channel (prog, the device copy, is only stored): the
+ * call's cut g (geom_call, as the CPU executor makes it) on the
+ * communicator's connections conn, type dt reduced with op; divide is the
+ * avg divisor (0: none). Buffers, status and abort are the executor's to
+ * fill. */
+void cuda_args_call(kcu_args_t *a, const kcu_prog_t *prog, const geom_call_t *g, const geom_conn_t *conn,
+                    int scratch_chunks, chorus_dtype_t dt, chorus_redop_t op, uint32_t tag, int divide,
+                    double timeout_s);
 
 #endif

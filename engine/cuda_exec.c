@@ -118,7 +118,7 @@ chorus_result_t cuda_attach(chorus_comm_t **comms, int nranks, const int *device
   if (!q) return err_set(chorus_out_of_memory, "out of memory");
   pthread_mutex_init(&q->lock, NULL);
   q->nranks = nranks;
-  q->step_bytes = comms[0]->step_bytes;
+  q->step_bytes = comms[0]->geom.step_bytes;
   q->device = calloc((size_t)nranks, sizeof *q->device);
   q->on_device = calloc((size_t)nranks, sizeof *q->on_device);
   q->sms = calloc((size_t)nranks, sizeof *q->sms);
@@ -235,7 +235,7 @@ static chorus_result_t prepare(chorus_comm_t *c, const plan_t *p, cudaStream_t s
   }
   prep_t *pp = &cr->prep[cr->nprep];
   *pp = (prep_t){.plan = p};
-  size_t sbytes = (size_t)p->nchannels * p->scratch_chunks * c->chunk_bytes;
+  size_t sbytes = (size_t)p->nchannels * p->scratch_chunks * c->geom.chunk_bytes;
   cudaError_t e = cudaHostAlloc((void **)&pp->hprog, bytes, cudaHostAllocPortable);
   if (e == cudaSuccess) memcpy(pp->hprog, k, bytes);
   if (e == cudaSuccess) e = cudaMalloc((void **)&pp->dprog, bytes);
@@ -308,8 +308,9 @@ chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const call_t *
                    ? c->nranks
                    : 0;
   kcu_args_t a;
-  cuda_args_call(&a, pp->dprog, p->nchannels, p->scratch_chunks, k->count, k->dt, k->op, c->chunk_bytes,
-                 c->step_bytes, tag, divide, (double)param_int(PARAM_TIMEOUT));
+  geom_call_t g = geom_call(k->count, chorus_dtype_size(k->dt), p->nchannels, p->nchunks, &c->geom);
+  cuda_args_call(&a, pp->dprog, &g, &c->geom, p->scratch_chunks, k->dt, k->op, tag, divide,
+                 (double)param_int(PARAM_TIMEOUT));
   a.in = in, a.out = k->recvbuf, a.scratch = pp->scratch, a.rank = c->rank;
   a.status = &q->status_dev[c->rank];
   a.claim = cr->claim;

@@ -2,14 +2,9 @@
  * thread per channel, looping it over the buffer; and runs point-to-point
  * calls, all of a group at once, through a non-blocking progress loop.
  *
- * Geometry (kernels/geom.h, shared with the CUDA kernel; the simulator
- * replays it): a unit of `count` elements is split among channels in
- * 64-byte-aligned parts; a channel walks its part in loop
- * iterations of k = plan->nchunks chunks of `ce` elements, where
- * ce = min(chunk_bytes, EXEC_MAX_CHUNK, roundup64(ceil(part / k))) / elsize
- * (chunk_bytes = CHORUS_BUFFSIZE / PLAN_SLOT_CHUNKS). A chunk moves as
- * at most EXEC_STEPS_PER_CHUNK steps (pieces of at least GEOM_MIN_STEP bytes
- * when it is large enough). Every step carries the call's tag, so a rank that
+ * Geometry: core/geom.h, the one source the CUDA kernel and the simulator
+ * use too (geom_call, geom_chan, geom_chunk_len, geom_piece); exec_moves
+ * lists what it gives. Every step carries the call's tag, so a rank that
  * made a different call is noticed at its first step (and mismatch.c tells
  * every rank both calls). */
 #include <errno.h>
@@ -21,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "comm.h"
+#include "exec.h"
 #include "cuda_exec.h"
 #include "geom.h"
 #include "hang.h"
@@ -30,7 +25,6 @@
 #include "tune.h"
 #include "verify.h"
 
-_Static_assert(EXEC_ALIGN == GEOM_ALIGN, "the executor's alignment is the shared geometry's");
 
 struct exec_job {
   chorus_comm_t *comm;
@@ -38,7 +32,7 @@ struct exec_job {
   const call_t *call;
   const char *in;
   char *out;
-  size_t count, es, chan_elems, ce_max;
+  geom_call_t g; /* the call's cut (core/geom.h) */
   uint32_t tag; /* desc.tag */
   int confirm;  /* a rank that only sends waits for its steps to be taken (CHORUS_CONFIRM_SENDS) */
   comm_desc_t desc;
@@ -59,7 +53,8 @@ static void pfutex_wake(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE,
 typedef struct {
   exec_job_t *j;
   int ch, k;
-  size_t part_off, part_len, ce, base;
+  geom_chan_t g; /* this channel's part of the call */
+  size_t base;   /* the current slice's first element in the part */
   char *scratch;
   size_t *slen;
   size_t step;
@@ -99,20 +94,28 @@ static chorus_result_t mismatch(chan_t *x, const conn_t *cn, const char *why) {
                    c->rank, x->ch, cn->peer, chorus_coll_name(x->j->call->coll), why);
 }
 
+/* Chunk q of the slice at `base` of a channel's part: its first element in
+ * the unit, and its elements (0 past the end of the part). */
+static inline size_t chunk_span(const geom_chan_t *g, size_t base, int q, size_t *first) {
+  size_t pos, n = geom_chunk_len(g->part_len, base, q, g->ce, &pos);
+  *first = g->part_off + pos;
+  return n;
+}
+
 static inline char *chunk(chan_t *x, int buf, int c, size_t *len) {
   exec_job_t *j = x->j;
   if (buf == PLAN_BUF_SCRATCH) {
     *len = x->slen[c];
-    return x->scratch + (size_t)c * x->ce * j->es;
+    return x->scratch + (size_t)c * x->g.ce * j->g.es;
   }
-  int u = c / x->k, q = c % x->k;
-  size_t pos, n = geom_chunk_len(x->part_len, x->base, q, x->ce, &pos);
-  *len = n * j->es;
+  int u = c / x->k;
+  size_t first, n = chunk_span(&x->g, x->base, c % x->k, &first);
+  *len = n * j->g.es;
   char *b = buf == PLAN_BUF_INPUT ? (char *)j->in : j->out;
-  return b + ((size_t)u * j->count + x->part_off + pos) * j->es;
+  return b + ((size_t)u * j->g.count + first) * j->g.es;
 }
 
-static inline size_t piece_size(size_t len, size_t step) { return geom_piece(len, step, EXEC_STEPS_PER_CHUNK); }
+static inline size_t piece_size(size_t len, size_t step) { return geom_piece(len, step, GEOM_STEPS_PER_CHUNK, GEOM_MIN_STEP); }
 
 static chorus_result_t op_send(chan_t *x, conn_t *out, const char *src, size_t len) {
   size_t off = 0, p = piece_size(len, x->step);
@@ -136,7 +139,7 @@ static chorus_result_t op_send(chan_t *x, conn_t *out, const char *src, size_t l
 static chorus_result_t op_recv(chan_t *x, conn_t *in, conn_t *out, const char *src, char *dst, size_t expect,
                                size_t *got) {
   exec_job_t *j = x->j;
-  size_t off = 0, cap = expect == (size_t)-1 ? x->ce * j->es : expect;
+  size_t off = 0, cap = expect == (size_t)-1 ? x->g.ce * j->g.es : expect;
   for (;;) {
     void *islot, *oslot = NULL;
     uint64_t meta;
@@ -145,7 +148,7 @@ static chorus_result_t op_recv(chan_t *x, conn_t *in, conn_t *out, const char *s
     if ((uint32_t)(meta >> 32) != j->tag) return mismatch_report(x->j->comm, x->ch, in->peer, &j->desc, (uint32_t)(meta >> 32));
     uint32_t flags = (uint32_t)meta;
     size_t n = flags & ~RING_MORE;
-    if (off + n > cap || n % j->es) return mismatch(x, in, "more data arrived than this rank's chunk holds");
+    if (off + n > cap || n % j->g.es) return mismatch(x, in, "more data arrived than this rank's chunk holds");
     if (out) {
       w = ring_wait_room(&out->ring, &oslot, j->timeout);
       if (w != RING_OK) return wait_error(x, w, out, "sent to");
@@ -154,11 +157,11 @@ static chorus_result_t op_recv(chan_t *x, conn_t *in, conn_t *out, const char *s
       if (dst) kern_copy(dst + off, islot, n);
       if (oslot) kern_copy(oslot, islot, n);
     } else if (oslot && dst) {
-      kern_reduce2(dst + off, oslot, src + off, islot, n / j->es, j->call->dt, j->call->op);
+      kern_reduce2(dst + off, oslot, src + off, islot, n / j->g.es, j->call->dt, j->call->op);
     } else if (oslot) {
-      kern_reduce_out(oslot, src + off, islot, n / j->es, j->call->dt, j->call->op);
+      kern_reduce_out(oslot, src + off, islot, n / j->g.es, j->call->dt, j->call->op);
     } else {
-      kern_reduce(dst + off, src + off, islot, n / j->es, j->call->dt, j->call->op);
+      kern_reduce(dst + off, src + off, islot, n / j->g.es, j->call->dt, j->call->op);
     }
     if (oslot) ring_post(&out->ring, flags, j->tag);
     ring_release(&in->ring);
@@ -239,18 +242,17 @@ static chorus_result_t check_sends(chan_t *x, const plan_prog_t *prog, const pla
 static chorus_result_t run_channel(exec_job_t *j, int ch) {
   chorus_comm_t *c = j->comm;
   const plan_t *p = j->plan;
-  chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->step_bytes, .where = &c->where[ch]};
-  geom_part(j->count, j->chan_elems, ch, &x.part_off, &x.part_len);
-  if (!x.part_len) return chorus_success;
-  x.ce = geom_chunk_elems(x.part_len, x.k, j->es, j->ce_max);
+  chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->geom.step_bytes, .where = &c->where[ch]};
+  x.g = geom_chan(&j->g, ch);
+  if (!x.g.part_len) return chorus_success;
   x.scratch = c->scratch[ch];
-  x.slen = p->scratch_chunks ? (size_t *)(x.scratch + (size_t)p->scratch_chunks * c->chunk_bytes) : NULL;
+  x.slen = p->scratch_chunks ? (size_t *)(x.scratch + (size_t)p->scratch_chunks * c->geom.chunk_bytes) : NULL;
   const plan_prog_t *prog = plan_prog(p, c->rank, ch);
   const plan_op_t *ops = plan_prog_ops(p, c->rank, ch);
-  size_t per_iter = (size_t)x.k * x.ce;
+  size_t per_iter = (size_t)x.k * x.g.ce;
   x.where->op_count = (int)prog->count;
   x.where->active = 1;
-  for (x.base = 0; x.base < x.part_len; x.base += per_iter) {
+  for (x.base = 0; x.base < x.g.part_len; x.base += per_iter) {
     for (uint32_t i = 0; i < prog->count; i++) {
       x.where->op_index = (int)i;
       chorus_result_t res = run_op(&x, &ops[i]);
@@ -262,8 +264,31 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
   if (res != chorus_success) return res;
   if (j->call->op == chorus_avg && plan_coll_reduces(j->call->coll) && j->out &&
       (j->call->coll != chorus_reduce || c->rank == j->call->root))
-    kern_divide(j->out + x.part_off * j->es, x.part_len, j->call->dt, c->nranks);
+    kern_divide(j->out + x.g.part_off * j->g.es, x.g.part_len, j->call->dt, c->nranks);
   return chorus_success;
+}
+
+int exec_moves(const plan_t *p, size_t count, chorus_dtype_t dt, size_t buffsize, geom_move_fn fn, void *arg) {
+  geom_conn_t conn = geom_conn_engine(buffsize);
+  geom_call_t g = geom_call(count, chorus_dtype_size(dt), p->nchannels, p->nchunks, &conn);
+  for (int ch = 0; ch < p->nchannels; ch++) {
+    geom_chan_t gc = geom_chan(&g, ch);
+    uint32_t slice = 0;
+    for (size_t base = 0; base < gc.part_len; base += (size_t)g.k * gc.ce, slice++) {
+      for (int q = 0; q < g.k; q++) {
+        size_t first, len = chunk_span(&gc, base, q, &first) * g.es, off = 0, piece = piece_size(len, conn.step_bytes);
+        uint32_t step = 0;
+        do {
+          size_t n = len - off < piece ? len - off : piece;
+          geom_move_t m = {.ch = ch, .slice = slice, .chunk = q, .step = step++, .offset = first * g.es + off,
+                           .bytes = n};
+          if (fn(&m, arg)) return 1;
+          off += n;
+        } while (off < len);
+      }
+    }
+  }
+  return 0;
 }
 
 /* --- channel workers --- */
@@ -363,7 +388,7 @@ static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, 
   if (res != chorus_success) return res;
   if (p->scratch_chunks) {
     for (int ch = 0; ch < p->nchannels; ch++) {
-      size_t want = (size_t)p->scratch_chunks * (c->chunk_bytes + sizeof(size_t));
+      size_t want = (size_t)p->scratch_chunks * (c->geom.chunk_bytes + sizeof(size_t));
       res = grow(c, &c->scratch[ch], &c->scratch_size[ch], want);
       if (res != chorus_success) return res;
     }
@@ -444,7 +469,7 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   if (!c->force_algo[0] && !env_forced) {
     if (!c->tune_made) {
       c->tune_made = 1;
-      c->tune = tune_create(c->nranks, c->nhosts, c->nlocal, c->host_of, c->step_bytes * EXEC_NSTEPS);
+      c->tune = tune_create(c->nranks, c->nhosts, c->nlocal, c->host_of, c->geom.buffsize);
     }
     cand_ctx_t cx = {c, k->coll, plan_coll_rooted(k->coll) ? k->root : 0};
     tune_choose(c->tune, k->coll, c->nranks, c->nlocal, k->count, k->dt, bytes, cand_plan, &cx, algo, sizeof algo,
@@ -483,8 +508,9 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   str_copy(c->last_algo, sizeof c->last_algo, algo);
   c->last_nchannels = p->nchannels;
 
-  exec_job_t j = {.comm = c, .plan = p, .call = k, .in = k->sendbuf, .out = k->recvbuf, .count = k->count,
-                  .es = es, .timeout = (double)param_int(PARAM_TIMEOUT)};
+  exec_job_t j = {.comm = c, .plan = p, .call = k, .in = k->sendbuf, .out = k->recvbuf,
+                  .g = geom_call(k->count, es, p->nchannels, p->nchunks, &c->geom),
+                  .timeout = (double)param_int(PARAM_TIMEOUT)};
   /* The tag covers the algorithm and channels too: ranks that chose
    * differently (CHORUS_ALGO set on one host only) fail, never mix plans. */
   j.desc = (comm_desc_t){.coll = k->coll, .dt = k->dt, .count = k->count, .nchannels = p->nchannels,
@@ -495,8 +521,6 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   j.tag = j.desc.tag;
   long every = param_int(PARAM_CONFIRM_SENDS);
   j.confirm = every > 0 && c->seq % (uint32_t)every == 0;
-  j.ce_max = (c->chunk_bytes < EXEC_MAX_CHUNK ? c->chunk_bytes : EXEC_MAX_CHUNK) / es;
-  j.chan_elems = geom_chan_elems(k->count, p->nchannels, es);
   /* In place is what the verifier proved for the canonical aliasing; any
    * other overlap, and alltoall in place, reads a staged copy of the input. */
   size_t in_bytes = k->count * es * (size_t)in_units, out_bytes = k->count * es * (size_t)out_units;
@@ -600,7 +624,7 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
       /* Steps already in the ring are taken even when the peer has since
        * left (a receive ring's abort can follow the peer's last step). */
       int ready = o->conn->is_send
-                      ? ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), r->pos - EXEC_NSTEPS + 1)
+                      ? ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), r->pos - GEOM_NSTEPS + 1)
                       : ring_passed(__atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE), r->pos + 1);
       if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_ACQUIRE) && (o->conn->is_send || !ready)) {
         res = comm_peer_failed(c, o->conn, "during send/recv");
@@ -608,13 +632,13 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
       }
       if (!ready) continue;
       if (o->conn->is_send) {
-        size_t nb = o->bytes - o->off < c->step_bytes ? o->bytes - o->off : c->step_bytes;
-        kern_copy(r->slots + (size_t)(r->pos % EXEC_NSTEPS) * r->step_bytes, o->buf + o->off, nb);
+        size_t nb = o->bytes - o->off < c->geom.step_bytes ? o->bytes - o->off : c->geom.step_bytes;
+        kern_copy(r->slots + (size_t)(r->pos % GEOM_NSTEPS) * r->step_bytes, o->buf + o->off, nb);
         o->off += nb;
         ring_post(r, (uint32_t)nb | (o->off < o->bytes ? RING_MORE : 0), o->tag);
         if (o->off == o->bytes) o->done = 1, left--;
       } else {
-        uint64_t meta = r->ctrl->meta[r->pos % EXEC_NSTEPS];
+        uint64_t meta = r->ctrl->meta[r->pos % GEOM_NSTEPS];
         size_t nb = (uint32_t)meta & ~RING_MORE;
         if ((uint32_t)(meta >> 32) != o->tag || o->off + nb > o->bytes) {
           res = comm_fail(c, chorus_invalid_usage,
@@ -623,7 +647,7 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
                           c->rank, o->conn->peer, o->bytes);
           goto cleanup;
         }
-        kern_copy(o->buf + o->off, r->slots + (size_t)(r->pos % EXEC_NSTEPS) * r->step_bytes, nb);
+        kern_copy(o->buf + o->off, r->slots + (size_t)(r->pos % GEOM_NSTEPS) * r->step_bytes, nb);
         o->off += nb;
         ring_release(r);
         if (!((uint32_t)meta & RING_MORE)) {

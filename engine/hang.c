@@ -150,7 +150,7 @@ int hang_dump(chorus_comm_t *c, const char *reason) {
       uint32_t pos = out->ring.pos, tail = __atomic_load_n(&out->ring.ctrl->tail, __ATOMIC_RELAXED);
       put_kv(o, "out_pos", pos);
       put_kv(o, "out_tail", tail);
-      if (peer < 0 && pos - tail >= EXEC_NSTEPS) waits = "room", peer = w->send_peer;
+      if (peer < 0 && pos - tail >= GEOM_NSTEPS) waits = "room", peer = w->send_peer;
     }
     put_ks(o, "waits", waits);
     put_kv(o, "peer", peer);

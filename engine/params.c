@@ -254,12 +254,3 @@ void log_msg(log_level_t lvl, const char *subsys, const char *fmt, ...) {
   va_end(ap);
 }
 
-chorus_result_t err_set(chorus_result_t r, const char *fmt, ...) {
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  chorus_set_last_error(msg);
-  return r;
-}

@@ -1,8 +1,8 @@
 /* params.h -- the engine's tunable constants and its CHORUS_* environment
  * settings. Every setting is declared once in the table in params.c (name,
  * type, default, help), read through param_get(), logged at INFO when set,
- * and listed by `chorus doctor` (param_list). The flow-control choices that
- * the simulator models too are the constants below. */
+ * and listed by `chorus doctor` (param_list). The flow-control constants
+ * are the geometry's (core/geom.h), shared with the simulator. */
 #ifndef CHORUS_PARAMS_H
 #define CHORUS_PARAMS_H
 
@@ -11,28 +11,9 @@
 #include <string.h>
 
 #include "chorus.h"
+#include "error.h" /* err_set, CHECK */
+#include "geom.h"
 #include "plan.h"
-
-/* Slots per connection. PLAN_SLOT_CHUNKS chunks fit in them, so a chunk moves
- * as EXEC_NSTEPS / PLAN_SLOT_CHUNKS steps at most (NCCL's 8 steps, 2 chunks). */
-#define EXEC_NSTEPS 8
-#define EXEC_STEPS_PER_CHUNK (EXEC_NSTEPS / PLAN_SLOT_CHUNKS)
-/* Chunk sizes are multiples of this (cache line, and the widest vector). */
-#define EXEC_ALIGN 64
-/* Default bytes of slots per connection: chunk = BUFFSIZE / PLAN_SLOT_CHUNKS,
- * at most EXEC_MAX_CHUNK. */
-#define EXEC_DEFAULT_BUFFSIZE (4u << 20)
-/* The largest chunk, whatever CHORUS_BUFFSIZE. A chunk is what a rank
- * writes into a peer's slots before that peer reads any of it (with 2 ranks
- * the ring's first op sends a whole chunk while the peer sends its own), so
- * it decides how far a step's lines travel: measured on the 2-core EPYC (1
- * MiB L2 per core), 2 MiB chunks (the 4 MiB default's half) ran 2-rank
- * allreduce of 4-8 MiB at 0.7-0.9x the speed of 512 KiB chunks, the same at
- * 1-2 MiB, not measurably faster at 64-256 MiB. Smaller chunks lose: with
- * 256 KiB (and 64 KiB steps) the copies into the peer's slots ran at half
- * speed, as a slot is rewritten while the peer's cache still holds what it
- * read there. See BENCHMARKS.md, "CPU engine". */
-#define EXEC_MAX_CHUNK PLAN_MAX_CHUNK_BYTES
 
 typedef enum {
   PARAM_BUFFSIZE = 0,
@@ -108,8 +89,6 @@ void log_set_rank(int rank);
 #define LOG_INFO_(sub, ...) \
   do { if (log_enabled(LOG_INFO, sub)) log_msg(LOG_INFO, sub, __VA_ARGS__); } while (0)
 
-/* Record a failure message for chorus_last_error() (thread-local). */
-void chorus_set_last_error(const char *msg);
 /* Copy the string src into dst of len bytes (len > 0), cut to fit and
  * always terminated: snprintf(dst, len, "%s", src) without the format
  * machinery, for the per-call path (about 40 ns a call less each). */
@@ -119,14 +98,5 @@ static inline void str_copy(char *dst, size_t len, const char *src) {
   dst[n] = 0;
 }
 
-/* Format and record; returns r so that `return err_set(r, ...)` reads well. */
-chorus_result_t err_set(chorus_result_t r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Propagate a failing result to the caller's cleanup path. */
-#define CHECK(call)                          \
-  do {                                       \
-    res = (call);                            \
-    if (res != chorus_success) goto cleanup; \
-  } while (0)
 
 #endif

@@ -23,7 +23,7 @@
  *   RECV_REDUCE_COPY_SEND  dst = src (+) in; send dst to send_peer
  * A send has completed when its data sits in the receiver's slots: the
  * message is a snapshot of src at that moment. Connections are FIFO per
- * (sender, receiver, channel) and buffer at least PLAN_SLOT_CHUNKS chunks; the
+ * (sender, receiver, channel) and buffer at least GEOM_SLOT_CHUNKS chunks; the
  * engine and the simulator size their steps so, and the verifier proves the
  * absence of deadlock under exactly that bound.
  */
@@ -35,14 +35,10 @@
 #include <stdio.h>
 
 #include "chorus.h"
+#include "geom.h"
 
-/* Chunks a connection buffers at least: the flow-control bound every consumer
- * of a plan honours (NCCL's 8 steps with 4 steps per chunk, in our terms). */
-#define PLAN_SLOT_CHUNKS 2
-/* The largest chunk the engine moves, whatever its buffer (the engine's
- * geometry, which the simulator replays: chunk = min(buffer / 2, this); see
- * EXEC_MAX_CHUNK in engine/params.h for why 512 KiB). */
-#define PLAN_MAX_CHUNK_BYTES (512u << 10)
+/* Chunks a connection buffers at least (GEOM_SLOT_CHUNKS) and the largest
+ * chunk are the geometry's: core/geom.h. */
 
 /* The most ranks, channels and chunks a plan may have. */
 #define PLAN_MAX_RANKS (1 << 20)

@@ -1158,7 +1158,7 @@ chorus_result_t verify_plan(const plan_t *p, const verify_opts_t *opts, verify_r
   if (!res) res = &local;
   res_init(res);
   if (!p) return chorus_invalid_argument;
-  int slots = opts && opts->slots ? opts->slots : PLAN_SLOT_CHUNKS, mode = opts ? opts->inplace : 0;
+  int slots = opts && opts->slots ? opts->slots : GEOM_SLOT_CHUNKS, mode = opts ? opts->inplace : 0;
   if (slots < 1 || slots > VERIFY_MAX_SLOTS || mode < -1 || mode > 2) {
     snprintf(res->msg, sizeof res->msg, "verify: slots %d (1 to %d) or in-place mode %d (-1 to 2) out of range", slots,
              VERIFY_MAX_SLOTS, mode);
@@ -1403,7 +1403,7 @@ chorus_result_t verify_explain(const plan_t *p, FILE *out, verify_result_t *res)
   res_init(res);
   if (!p || !out) return chorus_invalid_argument;
   vrun_t R;
-  chorus_result_t r = run_open(&R, p, res, PLAN_SLOT_CHUNKS);
+  chorus_result_t r = run_open(&R, p, res, GEOM_SLOT_CHUNKS);
   if (r) {
     fprintf(out, "failed: %s\n", res->msg);
     return r;

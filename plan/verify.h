@@ -3,7 +3,7 @@
  * Every rank's program runs symbolically: each chunk of each buffer holds a
  * value (which input position it came from and the set of ranks whose
  * contribution it carries). Programs advance in synchronous rounds under the
- * engine's flow control (PLAN_SLOT_CHUNKS per connection): an op fires when
+ * engine's flow control (GEOM_SLOT_CHUNKS per connection): an op fires when
  * its message has arrived and its send has room, as of the round's start.
  * The verifier checks, and reports the first violation of:
  *   - reads of a chunk nothing wrote, writes to the input buffer, reductions
@@ -23,7 +23,7 @@
 #include "plan.h"
 
 typedef struct {
-  int slots;       /* chunks per connection; 0 = PLAN_SLOT_CHUNKS */
+  int slots;       /* chunks per connection; 0 = GEOM_SLOT_CHUNKS */
   int inplace;     /* -1 both (default 0 means both too), 1 in place only, 2 out of place only */
 } verify_opts_t;
 

@@ -13,7 +13,6 @@
 #include "sim_evq.h"
 #include "sim_net.h"
 
-#define SIM_ALIGN 64
 /* Destinations with at most this many sources are routed pair by pair. */
 #define SIM_PAIR_ROUTES 4
 
@@ -139,12 +138,11 @@ struct sim {
   int nres;
   double *cap;
   /* the call being simulated */
-  size_t count, es, chunk_bytes, step_bytes, min_step;
-  int nsteps, spc;
+  geom_conn_t conn;   /* the connections' buffer: slots, chunk and step sizes (core/geom.h) */
+  geom_call_t call;   /* the call's cut: count, element size, channels' parts */
   uint32_t slot_mask; /* nsteps - 1 when a power of two, else 0 */
   int span_thr;       /* threads of the ranks whose spans are recorded */
-  size_t part_len[PLAN_MAX_CHANNELS], ce[PLAN_MAX_CHANNELS];
-  uint32_t niter[PLAN_MAX_CHANNELS];
+  geom_chan_t chan[PLAN_MAX_CHANNELS]; /* each channel's part, chunk size and slices */
   double eff;
   double now;
   sim_evq_t evq; /* arrivals and the ends of computation */
@@ -173,12 +171,12 @@ struct sim {
 
 static inline conn_t *conn(const sim_t *s, int id) { return (conn_t *)(s->cmem + (size_t)id * s->cstride); }
 static inline uint32_t slot_of(const sim_t *s, uint32_t k) {
-  return s->slot_mask ? k & s->slot_mask : k % (uint32_t)s->nsteps;
+  return s->slot_mask ? k & s->slot_mask : k % (uint32_t)s->conn.nsteps;
 }
 /* Slot k's arrival time and value (k counts steps; the slot is k mod nsteps). */
 static inline double *slot_arrive(const sim_t *s, conn_t *c, uint32_t k) { return (double *)(c + 1) + slot_of(s, k); }
 static inline uint32_t *slot_v(const sim_t *s, conn_t *c, uint32_t k) {
-  return (uint32_t *)((unsigned char *)(c + 1) + sizeof(double) * (size_t)s->nsteps) + slot_of(s, k);
+  return (uint32_t *)((unsigned char *)(c + 1) + sizeof(double) * (size_t)s->conn.nsteps) + slot_of(s, k);
 }
 
 /* --- events --- */
@@ -375,15 +373,15 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
   s->t = t;
   s->p = p;
   s->o = *o;
-  if (!s->o.buffsize) s->o.buffsize = SIM_DEFAULT_BUFFSIZE;
-  if (!s->o.nsteps) s->o.nsteps = SIM_DEFAULT_NSTEPS;
-  if (!s->o.min_step) s->o.min_step = SIM_DEFAULT_MIN_STEP;
-  if (!s->o.steps_per_chunk) s->o.steps_per_chunk = s->o.nsteps / PLAN_SLOT_CHUNKS;
+  if (!s->o.buffsize) s->o.buffsize = GEOM_DEFAULT_BUFFSIZE;
+  if (!s->o.nsteps) s->o.nsteps = GEOM_NSTEPS;
+  if (!s->o.min_step) s->o.min_step = GEOM_MIN_STEP;
+  if (!s->o.steps_per_chunk) s->o.steps_per_chunk = s->o.nsteps / GEOM_SLOT_CHUNKS;
   chorus_result_t res = chorus_success;
-  if (s->o.nsteps < PLAN_SLOT_CHUNKS || s->o.nsteps > SIM_MAX_NSTEPS || s->o.steps_per_chunk < 1 ||
-      s->o.steps_per_chunk * PLAN_SLOT_CHUNKS > s->o.nsteps) {
-    snprintf(err, errlen, "steps per connection must be %d..%d and hold %d chunks of up to %d steps", PLAN_SLOT_CHUNKS,
-             SIM_MAX_NSTEPS, PLAN_SLOT_CHUNKS, s->o.steps_per_chunk);
+  if (s->o.nsteps < GEOM_SLOT_CHUNKS || s->o.nsteps > SIM_MAX_NSTEPS || s->o.steps_per_chunk < 1 ||
+      s->o.steps_per_chunk * GEOM_SLOT_CHUNKS > s->o.nsteps) {
+    snprintf(err, errlen, "steps per connection must be %d..%d and hold %d chunks of up to %d steps", GEOM_SLOT_CHUNKS,
+             SIM_MAX_NSTEPS, GEOM_SLOT_CHUNKS, s->o.steps_per_chunk);
     res = chorus_invalid_argument;
     goto fail;
   }
@@ -514,29 +512,35 @@ void sim_destroy(sim_t *s) {
 
 /* --- geometry --- */
 
-static inline size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+/* Chunk q of slice `slice` of channel ch's part: its first element in the
+ * unit, and its elements (0 past the end of the part). */
+static inline size_t chunk_span(const sim_t *s, int ch, uint32_t slice, int q, size_t *first) {
+  const geom_chan_t *g = &s->chan[ch];
+  size_t pos, n = geom_chunk_len(g->part_len, (size_t)slice * s->call.k * g->ce, q, g->ce, &pos);
+  *first = g->part_off + pos;
+  return n;
+}
 
-/* Bytes of chunk c of buffer `buf` for this thread in its current iteration. */
+/* Bytes of chunk c of buffer `buf` for this thread in its current slice. */
 static inline double chunk_len(const sim_t *s, int th, const thr_t *T, int buf, int c) {
-  int ch = T->ch;
   if (buf == PLAN_BUF_SCRATCH) return s->scratch_len[(size_t)th * s->p->scratch_chunks + c];
-  int k = s->p->nchunks, q = c % k;
-  size_t pos = (size_t)T->iter * k * s->ce[ch] + (size_t)q * s->ce[ch];
-  size_t n = pos >= s->part_len[ch] ? 0 : s->part_len[ch] - pos;
-  if (n > s->ce[ch]) n = s->ce[ch];
-  return (double)(n * s->es);
+  size_t first;
+  return (double)(chunk_span(s, T->ch, T->iter, c % s->call.k, &first) * s->call.es);
 }
 
 /* The executor's piece size for a chunk of len bytes. */
 static inline size_t piece_size(const sim_t *s, size_t len) {
-  size_t step = s->step_bytes;
-  size_t np = (len + step - 1) / step;
-  size_t want = (len + s->min_step - 1) / s->min_step;
-  if (want > (size_t)s->spc) want = s->spc;
-  if (np < want) np = want;
-  if (np < 1) np = 1;
-  size_t p = round_up((len + np - 1) / np, SIM_ALIGN);
-  return p > step ? step : p ? p : SIM_ALIGN;
+  return geom_piece(len, s->conn.step_bytes, (size_t)s->conn.steps_per_chunk, s->conn.min_step);
+}
+
+/* Pieces of a chunk of len bytes cut psize at a time (an empty chunk moves
+ * as one empty step), and the bytes of piece i with its offset. */
+static inline uint32_t piece_count(uint64_t len, uint64_t psize) {
+  return len ? (uint32_t)((len + psize - 1) / psize) : 1;
+}
+static inline uint64_t piece_bytes(uint64_t len, uint64_t psize, uint32_t i, uint64_t *off) {
+  *off = (uint64_t)i * psize;
+  return len - *off < psize ? len - *off : psize;
 }
 
 /* --- connections --- */
@@ -697,7 +701,7 @@ static void thread_run(sim_t *s, int th) {
     if (T->state == ST_DONE) return;
     if (T->op == T->count) {
       T->op = 0;
-      if (++T->iter >= s->niter[T->ch] || T->count == 0) {
+      if (++T->iter >= s->chan[T->ch].slices || T->count == 0) {
         T->state = ST_DONE;
         s->done_threads++;
         if (s->now > s->end) s->end = s->now;
@@ -713,7 +717,7 @@ static void thread_run(sim_t *s, int th) {
       if (op->code == PLAN_OP_SEND || op->code == PLAN_OP_COPY) {
         T->len = (uint64_t)chunk_len(s, th, T, op->src_buf, op->src_chunk);
         T->psize = piece_size(s, T->len);
-        T->npieces = T->len ? (uint32_t)((T->len + T->psize - 1) / T->psize) : 1;
+        T->npieces = piece_count(T->len, T->psize);
         T->piece = 0;
       }
       if (op->flags & OPF_SCRATCH_DST)
@@ -733,14 +737,13 @@ static void thread_run(sim_t *s, int th) {
     case PLAN_OP_SEND: {
       conn_t *out = conn(s, op->out);
       while (T->piece < T->npieces) {
-        if (out->P - out->C >= (uint32_t)s->nsteps) {
+        if (out->P - out->C >= (uint32_t)s->conn.nsteps) {
           T->state = ST_WAIT_OUT;
           out->wait_send = 1;
           return;
         }
         if (T->record && T->t_work < 0) T->t_work = s->now;
-        uint64_t off = (uint64_t)T->piece * T->psize;
-        uint64_t n = T->len - off < T->psize ? T->len - off : T->psize;
+        uint64_t off, n = piece_bytes(T->len, T->psize, T->piece, &off);
         if (T->wroute >= 0 && T->phase != 2) { /* the thread copies the piece into the slot first */
           T->phase = 2;
           if (thr_work(s, th, T, (double)n, WK_COPY1, OPF_MEM(op->flags), op->out)) return;
@@ -803,7 +806,7 @@ static void thread_run(sim_t *s, int th) {
         }
         if (sends) {
           conn_t *out = conn(s, op->out);
-          if (out->P - out->C >= (uint32_t)s->nsteps) {
+          if (out->P - out->C >= (uint32_t)s->conn.nsteps) {
             T->state = ST_WAIT_OUT;
             out->wait_send = 1;
             return;
@@ -864,42 +867,48 @@ static void drain(sim_t *s) {
   }
 }
 
+/* The call's cut, as the engine makes it (core/geom.h): the connections'
+ * buffer from the options, each channel's part, chunk size and slices. */
+static chorus_result_t sim_geometry(sim_t *s, size_t count, chorus_dtype_t dt, char *err, size_t errlen) {
+  s->conn = geom_conn(s->o.buffsize, s->o.nsteps, s->o.steps_per_chunk, s->o.min_step,
+                      s->o.max_chunk ? s->o.max_chunk : GEOM_MAX_CHUNK);
+  if (s->conn.step_bytes >= SLOT_LAST) {
+    snprintf(err, errlen, "steps of %zu bytes are too large (buffer %zu / %d steps)", s->conn.step_bytes,
+             s->conn.buffsize, s->conn.nsteps);
+    return chorus_invalid_argument;
+  }
+  s->call = geom_call(count, chorus_dtype_size(dt), s->p->nchannels, s->p->nchunks, &s->conn);
+  for (int ch = 0; ch < s->p->nchannels; ch++) s->chan[ch] = geom_chan(&s->call, ch);
+  return chorus_success;
+}
+
+int sim_moves(sim_t *s, size_t count, chorus_dtype_t dt, geom_move_fn fn, void *arg) {
+  char err[256];
+  if (sim_geometry(s, count, dt, err, sizeof err) != chorus_success) return -1;
+  for (int ch = 0; ch < s->p->nchannels; ch++) {
+    for (uint32_t slice = 0; slice < s->chan[ch].slices; slice++) {
+      for (int q = 0; q < s->call.k; q++) {
+        size_t first;
+        uint64_t len = chunk_span(s, ch, slice, q, &first) * s->call.es, psize = piece_size(s, len);
+        for (uint32_t i = 0, np = piece_count(len, psize); i < np; i++) {
+          uint64_t off, n = piece_bytes(len, psize, i, &off);
+          geom_move_t m = {.ch = ch, .slice = slice, .chunk = q, .step = i, .offset = first * s->call.es + off,
+                           .bytes = n};
+          if (fn(&m, arg)) return 1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t *res, char *err, size_t errlen) {
   memset(res, 0, sizeof *res);
   const plan_t *p = s->p;
-  s->es = sim_dtype_size(dt);
-  s->count = count;
-  size_t buff = s->o.buffsize;
-  size_t unit = (size_t)s->o.nsteps * SIM_ALIGN;
-  if (buff < unit * 16) buff = unit * 16;
-  buff -= buff % unit;
-  s->nsteps = s->o.nsteps;
-  s->spc = s->o.steps_per_chunk;
-  s->min_step = s->o.min_step;
-  s->chunk_bytes = buff / PLAN_SLOT_CHUNKS; /* as the engine: at most PLAN_MAX_CHUNK_BYTES */
-  size_t cap = s->o.max_chunk ? s->o.max_chunk : PLAN_MAX_CHUNK_BYTES;
-  if (cap < SIM_ALIGN) cap = SIM_ALIGN;
-  cap -= cap % SIM_ALIGN;
-  if (s->chunk_bytes > cap) s->chunk_bytes = cap;
-  s->step_bytes = buff / s->nsteps;
-  if (s->step_bytes >= SLOT_LAST) {
-    snprintf(err, errlen, "steps of %zu bytes are too large (buffer %zu / %d steps)", s->step_bytes, buff, s->nsteps);
-    return chorus_invalid_argument;
-  }
+  chorus_result_t gr = sim_geometry(s, count, dt, err, errlen);
+  if (gr != chorus_success) return gr;
+  size_t buff = s->conn.buffsize;
   s->eff = s->t->proto[s->o.proto].efficiency;
-  size_t per = round_up((count + p->nchannels - 1) / p->nchannels * s->es, SIM_ALIGN);
-  size_t chan_elems = per / s->es;
-  size_t ce_max = s->chunk_bytes / s->es;
-  for (int ch = 0; ch < p->nchannels; ch++) {
-    size_t off = (size_t)ch * chan_elems;
-    s->part_len[ch] = off >= count ? 0 : count - off;
-    if (s->part_len[ch] > chan_elems) s->part_len[ch] = chan_elems;
-    size_t want = round_up((s->part_len[ch] + p->nchunks - 1) / p->nchunks * s->es, SIM_ALIGN);
-    s->ce[ch] = want / s->es < ce_max ? want / s->es : ce_max;
-    if (s->ce[ch] == 0) s->ce[ch] = 1;
-    size_t per_iter = (size_t)p->nchunks * s->ce[ch];
-    s->niter[ch] = s->part_len[ch] ? (uint32_t)((s->part_len[ch] + per_iter - 1) / per_iter) : 0;
-  }
   /* The memory model's memories: a memory limits this call unless the
    * buffers of all its ranks fit in its cache. */
   for (int d = 0; s->wpath && d < s->t->ndevs; d++) {
@@ -908,7 +917,7 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     double ws = 0; /* the ranks' input and output buffers, and their slots */
     for (int th = 0; th < s->nthr; th++) {
       if (s->t->devs[s->t->rank_dev[th / p->nchannels]].mem != d) continue;
-      if (th % p->nchannels == 0) ws += (double)(p->in_units + p->out_units) * count * s->es;
+      if (th % p->nchannels == 0) ws += (double)(p->in_units + p->out_units) * count * s->call.es;
       ws += (double)s->tconn[th].in_n * buff;
     }
     s->cap[m->mem_res] = m->llc > 0 && ws <= m->llc ? 0 : m->mem_bw;
@@ -968,7 +977,7 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
               p->nranks, c, conn(s, c)->src_thr / p->nchannels, conn(s, c)->dst_thr / p->nchannels,
               conn(s, c)->src_thr % p->nchannels);
   }
-  s->slot_mask = (s->nsteps & (s->nsteps - 1)) == 0 ? (uint32_t)s->nsteps - 1 : 0;
+  s->slot_mask = (s->conn.nsteps & (s->conn.nsteps - 1)) == 0 ? (uint32_t)s->conn.nsteps - 1 : 0;
   s->span_thr = s->o.span_ranks > 0 ? (s->o.span_ranks < p->nranks ? s->o.span_ranks : p->nranks) * p->nchannels : 0;
   for (int th = 0; th < s->nthr; th++) {
     thr_t *T = &s->thr[th];
@@ -985,7 +994,7 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     T->wroute = -1;
     T->bw = -1;
     T->cost_v = UINT32_MAX;
-    if (s->niter[T->ch] == 0 || T->count == 0) {
+    if (s->chan[T->ch].slices == 0 || T->count == 0) {
       T->state = ST_DONE;
       s->done_threads++;
       continue;
@@ -1085,32 +1094,6 @@ void sim_set_trace(sim_t *s, FILE *trace) { s->o.trace = trace; }
 const sim_span_t *sim_spans(const sim_t *s, size_t *n) {
   *n = s->nspans;
   return s->spans;
-}
-
-static const size_t dtype_sizes[chorus_num_dtypes] = {1, 1, 4, 4, 8, 8, 2, 2, 4, 8};
-static const char *const dtype_names[chorus_num_dtypes] = {"int8",  "uint8", "int32",    "uint32", "int64",
-                                                           "uint64", "half", "bfloat16", "float",  "double"};
-static const char *const dtype_alias[chorus_num_dtypes] = {"char", "u8",   "int",  "u32",  "i64",
-                                                           "u64",  "fp16", "bf16", "fp32", "fp64"};
-static const char *const redop_names[chorus_num_redops] = {"sum", "prod", "min", "max", "avg"};
-
-size_t sim_dtype_size(chorus_dtype_t dt) { return (unsigned)dt < chorus_num_dtypes ? dtype_sizes[dt] : 1; }
-const char *sim_dtype_name(chorus_dtype_t dt) { return (unsigned)dt < chorus_num_dtypes ? dtype_names[dt] : "unknown"; }
-const char *sim_redop_name(chorus_redop_t op) { return (unsigned)op < chorus_num_redops ? redop_names[op] : "unknown"; }
-
-int sim_dtype_parse(const char *name, chorus_dtype_t *out) {
-  for (int i = 0; i < chorus_num_dtypes; i++)
-    if (!strcasecmp(name, dtype_names[i]) || !strcasecmp(name, dtype_alias[i])) return *out = (chorus_dtype_t)i, 0;
-  if (!strcasecmp(name, "float32")) return *out = chorus_float32, 0;
-  if (!strcasecmp(name, "float16")) return *out = chorus_float16, 0;
-  if (!strcasecmp(name, "float64")) return *out = chorus_float64, 0;
-  return -1;
-}
-
-int sim_redop_parse(const char *name, chorus_redop_t *out) {
-  for (int i = 0; i < chorus_num_redops; i++)
-    if (!strcasecmp(name, redop_names[i])) return *out = (chorus_redop_t)i, 0;
-  return -1;
 }
 
 double sim_bus_factor(chorus_coll_t coll, int n) {

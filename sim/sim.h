@@ -6,7 +6,7 @@
  * split among channels in 64-byte-aligned parts; a channel walks its part in
  * loop iterations of k = plan->nchunks chunks of ce elements, with
  *   ce = min(chunk_bytes, roundup64(ceil(part / k) * elsize)) / elsize,
- *   chunk_bytes = min(buffsize / PLAN_SLOT_CHUNKS, PLAN_MAX_CHUNK_BYTES),
+ *   chunk_bytes = min(buffsize / GEOM_SLOT_CHUNKS, GEOM_MAX_CHUNK),
  *   step_bytes = buffsize / nsteps.
  * A chunk moves as pieces (steps) of at most step_bytes, cut into at least
  * min(steps_per_chunk, ceil(len / min_step)) pieces, each rounded up to 64
@@ -48,17 +48,14 @@
 #include "plan.h"
 #include "topo.h"
 
-#define SIM_DEFAULT_BUFFSIZE ((size_t)4 << 20)
-#define SIM_DEFAULT_NSTEPS 8
-#define SIM_DEFAULT_MIN_STEP ((size_t)32 << 10)
 #define SIM_MAX_NSTEPS 64
 
 typedef struct {
-  size_t buffsize;      /* bytes per connection; 0: SIM_DEFAULT_BUFFSIZE */
-  int nsteps;           /* slots per connection; 0: SIM_DEFAULT_NSTEPS */
-  int steps_per_chunk;  /* most steps a chunk is cut into; 0: nsteps / PLAN_SLOT_CHUNKS */
-  size_t min_step;      /* smallest step a chunk is cut to; 0: SIM_DEFAULT_MIN_STEP */
-  size_t max_chunk;     /* largest chunk; 0: PLAN_MAX_CHUNK_BYTES (the engine's cap) */
+  size_t buffsize;      /* bytes per connection; 0: GEOM_DEFAULT_BUFFSIZE */
+  int nsteps;           /* slots per connection; 0: GEOM_NSTEPS */
+  int steps_per_chunk;  /* most steps a chunk is cut into; 0: nsteps / GEOM_SLOT_CHUNKS */
+  size_t min_step;      /* smallest step a chunk is cut to; 0: GEOM_MIN_STEP */
+  size_t max_chunk;     /* largest chunk; 0: GEOM_MAX_CHUNK (the engine's cap) */
   int proto;            /* topo_proto_id_t */
   FILE *trace;          /* Chrome/Perfetto JSON events are written here (the caller opens and closes) */
   int span_ranks;       /* record op spans for the timeline of ranks 0 .. span_ranks-1 (0: none) */
@@ -128,15 +125,13 @@ void sim_print_links(const sim_t *s, const sim_result_t *r, FILE *f, int top);
 /* A per-rank Gantt chart of the recorded spans, as SVG. */
 void sim_write_timeline(const sim_t *s, const sim_result_t *r, FILE *f, const char *title);
 
-/* Element sizes and the names nccl-tests prints ("float", "half", ...), kept
- * here because sim/ links the plan library alone, never the engine; they
- * match chorus_dtype_name and chorus_redop_name of libchorus. Parsers accept
- * the same names and aliases (fp32, bf16, ...) and return -1 when unknown. */
-size_t sim_dtype_size(chorus_dtype_t dt);
-const char *sim_dtype_name(chorus_dtype_t dt);
-int sim_dtype_parse(const char *name, chorus_dtype_t *out);
-const char *sim_redop_name(chorus_redop_t op);
-int sim_redop_parse(const char *name, chorus_redop_t *out);
+/* The steps a call of `count` elements of dt moves on every channel, in
+ * order: the geometry the replay uses (core/geom.h, through this
+ * simulator's chunk and piece functions), for the test that holds it to
+ * the engine's (geometry_shared). Chunks are those of the plan's first
+ * unit; fn returns nonzero to stop. Returns 0, 1 when fn stopped, -1 when
+ * the options give no valid geometry. */
+int sim_moves(sim_t *s, size_t count, chorus_dtype_t dt, geom_move_fn fn, void *arg);
 
 /* busbw factor of the collective (DOMAIN.md). */
 double sim_bus_factor(chorus_coll_t coll, int nranks);

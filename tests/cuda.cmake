@@ -39,7 +39,7 @@ if(CHORUS_HAVE_CUDA)
 
   add_test(NAME cuda_kernel_resources COMMAND ${CMAKE_COMMAND} -DNVCC=${CMAKE_CUDA_COMPILER}
     -DSRC=${PROJECT_SOURCE_DIR}/engine/kernels/kern_cuda.cu
-    "-DINCS=${PROJECT_SOURCE_DIR}/engine/kernels,${PROJECT_SOURCE_DIR}/include"
+    "-DINCS=${PROJECT_SOURCE_DIR}/engine/kernels,${PROJECT_SOURCE_DIR}/core,${PROJECT_SOURCE_DIR}/include"
     -P ${CMAKE_CURRENT_SOURCE_DIR}/lib/cuda_resources.cmake)
   set_tests_properties(cuda_kernel_resources PROPERTIES LABELS "unit;cuda;nosan" TIMEOUT 300)
 

@@ -46,3 +46,8 @@ chorus_add_cli_test(sim_golden_fat_tree_links LABELS unit;golden GOLDEN sim_fat_
 chorus_add_cli_test(sim_golden_topo_show_dgx LABELS unit;golden GOLDEN sim_topo_show_dgx.txt
   COMMAND topo show dgx-cluster --set nodes=2 --ranks 16)
 chorus_add_cli_test(sim_help LABELS unit REGEX "--model event\\|analytic" COMMAND sim --help)
+
+# The engine's executor and the simulator cut every call into the same
+# steps (core/geom.h): geometry_shared.
+chorus_add_unit_test(geometry_shared SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_geometry.c LIBS chorus_static chorus_sim)
+target_include_directories(geometry_shared PRIVATE ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/plan)

@@ -5,7 +5,7 @@
  * engine marshals a plan into these structs (engine/cuda_args.c) without any
  * CUDA header; only kern_cuda.cu needs nvcc.
  *
- * Protocol (simple): a connection has KCU_NSTEPS slots of step_bytes in the
+ * Protocol (simple): a connection has GEOM_NSTEPS slots of step_bytes in the
  * receiver's device memory, and head/tail counters and per-step metadata
  * (kcu_ring_t) there too. The sender waits until tail lets slot `head` be reused,
  * writes the step, fences (__threadfence_system), writes the metadata and
@@ -23,12 +23,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "geom.h" /* GEOM_NSTEPS slots per connection, GEOM_STEPS_PER_CHUNK */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define KCU_NSTEPS 8           /* slots per connection (the CPU engine's EXEC_NSTEPS) */
-#define KCU_STEPS_PER_CHUNK 4  /* KCU_NSTEPS / PLAN_SLOT_CHUNKS */
 #define KCU_MORE 0x80000000u   /* step metadata: more steps of this chunk follow */
 #define KCU_MAX_CHANNELS 64
 #define KCU_MAX_CONNS 256      /* connections one rank's program uses, all channels */
@@ -55,14 +55,14 @@ typedef struct {
   uint32_t pad0[31];
   uint32_t tail; /* steps released by the receiver */
   uint32_t pad1[31];
-  uint64_t meta[KCU_NSTEPS]; /* bytes | KCU_MORE in the low 32 bits, the call's tag in the high 32 */
+  uint64_t meta[GEOM_NSTEPS]; /* bytes | KCU_MORE in the low 32 bits, the call's tag in the high 32 */
 } kcu_ring_t;
 
 /* One connection of a program: its counters and slots (device pointers) and
  * which end this rank is. */
 typedef struct {
   kcu_ring_t *ring;
-  char *slots; /* KCU_NSTEPS * step_bytes */
+  char *slots; /* GEOM_NSTEPS * step_bytes */
   int32_t peer, channel, is_send, pad;
 } kcu_conn_t;
 

@@ -320,11 +320,11 @@ static __device__ int blk_wait(chan_t *x, int in, int out, char **islot, uint64_
     if (in >= 0) {
       const kcu_conn_t *c = &x->p->conns[in];
       rc = wait_for(x, &c->ring->head, x->pos[in] + 1, c->peer, 0);
-      if (rc == KCU_OK) x->slen[KCU_MAX_SCRATCH] = ld_volatile64(&c->ring->meta[x->pos[in] % KCU_NSTEPS]);
+      if (rc == KCU_OK) x->slen[KCU_MAX_SCRATCH] = ld_volatile64(&c->ring->meta[x->pos[in] % GEOM_NSTEPS]);
     }
     if (rc == KCU_OK && out >= 0) {
       const kcu_conn_t *c = &x->p->conns[out];
-      rc = wait_for(x, &c->ring->tail, x->pos[out] - KCU_NSTEPS + 1, c->peer, 1);
+      rc = wait_for(x, &c->ring->tail, x->pos[out] - GEOM_NSTEPS + 1, c->peer, 1);
     }
     *x->rc = rc;
   }
@@ -333,12 +333,12 @@ static __device__ int blk_wait(chan_t *x, int in, int out, char **islot, uint64_
   if (rc != KCU_OK) return rc;
   if (in >= 0) {
     const kcu_conn_t *c = &x->p->conns[in];
-    *islot = c->slots + (size_t)(x->pos[in] % KCU_NSTEPS) * x->a->step_bytes;
+    *islot = c->slots + (size_t)(x->pos[in] % GEOM_NSTEPS) * x->a->step_bytes;
     *meta = x->slen[KCU_MAX_SCRATCH];
   }
   if (out >= 0) {
     const kcu_conn_t *c = &x->p->conns[out];
-    *oslot = c->slots + (size_t)(x->pos[out] % KCU_NSTEPS) * x->a->step_bytes;
+    *oslot = c->slots + (size_t)(x->pos[out] % GEOM_NSTEPS) * x->a->step_bytes;
   }
   __syncthreads(); /* everyone has read the shared verdict and meta before thread 0 writes them again */
   return KCU_OK;
@@ -351,7 +351,7 @@ static __device__ void blk_post(chan_t *x, int out, uint32_t flags) {
   if (threadIdx.x == 0) {
     kcu_ring_t *r = x->p->conns[out].ring;
     uint32_t pos = x->pos[out];
-    *(volatile uint64_t *)&r->meta[pos % KCU_NSTEPS] = (uint64_t)flags | (uint64_t)x->a->tag << 32;
+    *(volatile uint64_t *)&r->meta[pos % GEOM_NSTEPS] = (uint64_t)flags | (uint64_t)x->a->tag << 32;
     st_release(&r->head, pos + 1);
     x->pos[out] = pos + 1;
   }
@@ -385,7 +385,7 @@ static __device__ char *chunk(chan_t *x, int buf, int c, size_t *len) {
 
 /* exec.c's op_send. */
 static __device__ int op_send(chan_t *x, int out, const char *src, size_t len) {
-  size_t off = 0, p = geom_piece(len, x->a->step_bytes, KCU_STEPS_PER_CHUNK);
+  size_t off = 0, p = geom_piece(len, x->a->step_bytes, GEOM_STEPS_PER_CHUNK, GEOM_MIN_STEP);
   do {
     size_t n = len - off < p ? len - off : p;
     char *slot = NULL, *unused_in = NULL;

@@ -72,27 +72,6 @@ int kern_set_isa(const char *name) {
   return 0;
 }
 
-size_t kern_dtype_size(chorus_dtype_t dt) {
-  switch (dt) {
-  case chorus_int8:
-  case chorus_uint8:
-    return 1;
-  case chorus_float16:
-  case chorus_bfloat16:
-    return 2;
-  case chorus_int32:
-  case chorus_uint32:
-  case chorus_float32:
-    return 4;
-  case chorus_int64:
-  case chorus_uint64:
-  case chorus_float64:
-    return 8;
-  default:
-    return 0;
-  }
-}
-
 /* memcpy on every instruction set: glibc's is itself chosen per CPU, and it
  * measured as fast as or faster than an AVX-512 loop of our own from 64 KiB
  * up, and faster at 256 MiB on 2 threads (non-temporal stores) -- see
@@ -125,7 +104,7 @@ void kern_reduce(void *dst, const void *a, const void *b, size_t count, chorus_d
 static void reduce_then_copy(void *keep, void *out, const void *a, const void *b, size_t count, chorus_dtype_t dt,
                              chorus_redop_t op) {
   static _Thread_local _Alignas(64) unsigned char tile[KERN_TILE_BYTES];
-  size_t es = kern_dtype_size(dt), per = KERN_TILE_BYTES / es;
+  size_t es = chorus_dtype_size(dt), per = KERN_TILE_BYTES / es;
   kern_reduce_fn fn = kern_ops()->reduce[dt][op];
   for (size_t i = 0; i < count; i += per) {
     size_t n = count - i < per ? count - i : per;

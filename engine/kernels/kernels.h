@@ -21,9 +21,6 @@
 extern "C" {
 #endif
 
-/* Size in bytes of one element of dt, or 0 for a value out of range. */
-size_t kern_dtype_size(chorus_dtype_t dt);
-
 /* dst = src, bytes long; regions do not overlap. */
 void kern_copy(void *dst, const void *src, size_t bytes);
 

@@ -26,11 +26,7 @@
 
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define CHORUS_HD __host__ __device__
-#else
-#define CHORUS_HD
-#endif
+#include "hd.h" /* CHORUS_HD */
 
 /* ---- bit casts ---------------------------------------------------------- */
 

@@ -34,7 +34,7 @@ chorus_result_t cup_slots_create(int device, size_t step_bytes, char **out) {
   cudaError_t e = cudaSetDevice(device);
   if (e != cudaSuccess) return cup_err(e, "selecting the device", device);
   void *p = NULL;
-  e = cudaMalloc(&p, (size_t)KCU_NSTEPS * step_bytes);
+  e = cudaMalloc(&p, (size_t)GEOM_NSTEPS * step_bytes);
   if (e != cudaSuccess) return cup_err(e, "allocating a connection's slots", device);
   *out = p;
   return chorus_success;

@@ -17,7 +17,7 @@
  * for: made when no collective kernel runs yet (a wait on a stream could
  * otherwise queue behind a kernel that waits on this rank). */
 chorus_result_t cup_counters_create(int device, size_t n, void *stream, kcu_ring_t **out);
-/* The KCU_NSTEPS slots of step_bytes of one connection on `device`: an
+/* The GEOM_NSTEPS slots of step_bytes of one connection on `device`: an
  * allocation only, no work on any stream, so safe while kernels run. */
 chorus_result_t cup_slots_create(int device, size_t step_bytes, char **out);
 void cup_free(int device, void *p);

@@ -27,7 +27,7 @@ typedef struct {
   int owner; /* the receiver created the segment and unlinks it */
 } shm_priv_t;
 
-static size_t seg_size(size_t step_bytes) { return RING_SLOTS_OFFSET + (size_t)EXEC_NSTEPS * step_bytes; }
+static size_t seg_size(size_t step_bytes) { return RING_SLOTS_OFFSET + (size_t)GEOM_NSTEPS * step_bytes; }
 
 static chorus_result_t map_seg(const char *name, size_t size, int create, void **out) {
   int fd = shm_open(name, create ? O_CREAT | O_EXCL | O_RDWR : O_RDWR, 0600);

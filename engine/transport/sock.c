@@ -58,7 +58,7 @@ struct sock_priv {
   int nsocks;
   int fds[SOCK_MAX_STREAMS];
   sock_stream_t streams[SOCK_MAX_STREAMS];
-  uint8_t done[EXEC_NSTEPS];
+  uint8_t done[GEOM_NSTEPS];
   volatile int closing; /* set by sock_free, read by the proxies: atomic accesses */
   int eofs;             /* receiving streams that reached end-of-file (atomic) */
   int failed;           /* streams that failed (atomic): the first one says why */
@@ -106,7 +106,7 @@ static chorus_result_t priv_create(conn_t *c, const tr_args_t *a, int is_send) {
   p->timeout = (double)param_int(PARAM_TIMEOUT);
   long n = param_int(PARAM_NSOCKS_PERCONN);
   p->nsocks = n < 1 ? 1 : n > SOCK_MAX_STREAMS ? SOCK_MAX_STREAMS : (int)n;
-  p->memsize = RING_SLOTS_OFFSET + (size_t)EXEC_NSTEPS * a->step_bytes;
+  p->memsize = RING_SLOTS_OFFSET + (size_t)GEOM_NSTEPS * a->step_bytes;
   if (posix_memalign(&p->mem, 4096, p->memsize) != 0) {
     p->mem = NULL;
     return err_set(chorus_out_of_memory, "sock: cannot allocate %zu bytes of slots", p->memsize);
@@ -123,7 +123,7 @@ static void advance(sock_priv_t *p, uint32_t *ctr, uint32_t *sleepers) {
   for (;;) {
     uint32_t t = __atomic_load_n(ctr, __ATOMIC_ACQUIRE);
     uint8_t one = 1;
-    if (!__atomic_compare_exchange_n(&p->done[t % EXEC_NSTEPS], &one, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    if (!__atomic_compare_exchange_n(&p->done[t % GEOM_NSTEPS], &one, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       return;
     __atomic_store_n(ctr, t + 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST)) ring_wake(ctr);
@@ -188,9 +188,9 @@ static void word_set(uint32_t *word, uint32_t *sleepers, uint32_t val) {
  * (errno). Under st->busy. */
 static int write_step(sock_priv_t *p, sock_stream_t *st, uint32_t s, int wait) {
   const ring_t *r = &p->conn->ring;
-  uint64_t meta = r->ctrl->meta[s % EXEC_NSTEPS];
+  uint64_t meta = r->ctrl->meta[s % GEOM_NSTEPS];
   size_t bytes = (uint32_t)meta & ~RING_MORE, total = sizeof meta + bytes;
-  char *slot = r->slots + (size_t)(s % EXEC_NSTEPS) * r->step_bytes;
+  char *slot = r->slots + (size_t)(s % GEOM_NSTEPS) * r->step_bytes;
   int fd = p->fds[st->index];
   while (st->off < total) {
     struct iovec iov[2];
@@ -215,7 +215,7 @@ static int write_step(sock_priv_t *p, sock_stream_t *st, uint32_t s, int wait) {
 
 static void step_sent(sock_priv_t *p, uint32_t s) {
   ring_ctrl_t *ctrl = p->conn->ring.ctrl;
-  __atomic_store_n(&p->done[s % EXEC_NSTEPS], 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&p->done[s % GEOM_NSTEPS], 1, __ATOMIC_RELEASE);
   advance(p, &ctrl->tail, &ctrl->tail_sleepers);
 }
 
@@ -228,7 +228,7 @@ static int send_hook(ring_t *r, ring_hook_op_t op) {
   sock_priv_t *p = c->priv;
   uint32_t s = r->pos - 1;
   sock_stream_t *st = &p->streams[s % (uint32_t)p->nsocks];
-  uint32_t flags = (uint32_t)r->ctrl->meta[s % EXEC_NSTEPS];
+  uint32_t flags = (uint32_t)r->ctrl->meta[s % GEOM_NSTEPS];
   /* A step with more of its chunk after it belongs to a large message,
    * which the proxies move in parallel with the executor's copies. */
   if (!(flags & RING_MORE) && (flags & ~RING_MORE) <= p->direct_max &&
@@ -331,7 +331,7 @@ static int read_step(sock_priv_t *p, sock_stream_t *st, ring_t *r) {
   }
   if (sock_is_flush(meta)) {
     uint32_t count = (uint32_t)(meta >> 32), tail = __atomic_load_n(&ctrl->tail, __ATOMIC_ACQUIRE);
-    if ((int32_t)(count - tail) > EXEC_NSTEPS || (!r && !ring_passed(tail, count))) {
+    if ((int32_t)(count - tail) > GEOM_NSTEPS || (!r && !ring_passed(tail, count))) {
       stream_failed(p, "a flush for steps that were never sent arrived", "a peer of another build?");
       return -1;
     }
@@ -351,11 +351,11 @@ static int read_step(sock_priv_t *p, sock_stream_t *st, ring_t *r) {
     stream_failed(p, "a step larger than the slot arrived", "CHORUS_BUFFSIZE differs between ranks?");
     return -1;
   }
-  uint32_t s = st->next, need = s - EXEC_NSTEPS + 1;
+  uint32_t s = st->next, need = s - GEOM_NSTEPS + 1;
   if (r && !ring_passed(__atomic_load_n(&ctrl->tail, __ATOMIC_ACQUIRE), need) &&
       ring_wait_slow(r, &ctrl->tail, &ctrl->tail_sleepers, need, 0) != RING_OK)
     return -1;
-  char *slot = p->conn->ring.slots + (size_t)(s % EXEC_NSTEPS) * p->conn->ring.step_bytes;
+  char *slot = p->conn->ring.slots + (size_t)(s % GEOM_NSTEPS) * p->conn->ring.step_bytes;
   if (net_recv_all(fd, slot, (size_t)bytes, timeout) != chorus_success) {
     stream_failed(p, "the connection ended in the middle of a step", chorus_last_error());
     return -1;
@@ -363,8 +363,8 @@ static int read_step(sock_priv_t *p, sock_stream_t *st, ring_t *r) {
   st->ended = 0;
   __atomic_store_n(&st->next, st->next + (uint32_t)p->nsocks, __ATOMIC_RELAXED);
   __atomic_store_n(&p->bulk, (size_t)bytes > p->direct_max || ((uint32_t)meta & RING_MORE), __ATOMIC_RELAXED);
-  ctrl->meta[s % EXEC_NSTEPS] = meta;
-  __atomic_store_n(&p->done[s % EXEC_NSTEPS], 1, __ATOMIC_RELEASE);
+  ctrl->meta[s % GEOM_NSTEPS] = meta;
+  __atomic_store_n(&p->done[s % GEOM_NSTEPS], 1, __ATOMIC_RELEASE);
   advance(p, &ctrl->head, &ctrl->head_sleepers);
   return 1;
 }

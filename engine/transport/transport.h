@@ -1,7 +1,7 @@
 /* transport.h -- one interface for moving steps between two ranks, and the
  * slot ring every transport presents to the executor.
  *
- * A connection is a ring of EXEC_NSTEPS slots of step_bytes. The producer
+ * A connection is a ring of GEOM_NSTEPS slots of step_bytes. The producer
  * waits for room, writes slot[head % N], and posts head + 1 with the step's
  * size and call tag; the consumer waits for head, reads the slot, and
  * releases tail + 1. Counters live on their own cache lines. Waiting spins
@@ -32,7 +32,7 @@ typedef struct {
   uint32_t head_sleepers;
   _Alignas(64) uint32_t tail; /* steps released by the consumer */
   uint32_t tail_sleepers;
-  _Alignas(64) uint64_t meta[EXEC_NSTEPS];
+  _Alignas(64) uint64_t meta[GEOM_NSTEPS];
   _Alignas(64) uint32_t abort; /* nonzero: one side failed or left */
   int32_t producer_pid, consumer_pid;
 } ring_ctrl_t;
@@ -92,18 +92,18 @@ static inline int ring_passed(uint32_t v, uint32_t target) { return (int32_t)(v 
 
 /* Producer: wait until slot `pos` is free, return it. */
 static inline ring_wait_t ring_wait_room(ring_t *r, void **slot, double timeout_s) {
-  uint32_t need = r->pos - EXEC_NSTEPS + 1;
+  uint32_t need = r->pos - GEOM_NSTEPS + 1;
   if (!ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), need) ||
       __atomic_load_n(&r->ctrl->abort, __ATOMIC_RELAXED)) {
     ring_wait_t w = ring_wait_slow(r, &r->ctrl->tail, &r->ctrl->tail_sleepers, need, timeout_s);
     if (w != RING_OK) return w;
   }
-  *slot = r->slots + (size_t)(r->pos % EXEC_NSTEPS) * r->step_bytes;
+  *slot = r->slots + (size_t)(r->pos % GEOM_NSTEPS) * r->step_bytes;
   return RING_OK;
 }
 
 static inline void ring_post(ring_t *r, uint32_t bytes_flags, uint32_t tag) {
-  r->ctrl->meta[r->pos % EXEC_NSTEPS] = (uint64_t)bytes_flags | (uint64_t)tag << 32;
+  r->ctrl->meta[r->pos % GEOM_NSTEPS] = (uint64_t)bytes_flags | (uint64_t)tag << 32;
   r->pos++;
   /* seq_cst store then load: pairs with the sleeper's increment-then-recheck. */
   __atomic_store_n(&r->ctrl->head, r->pos, __ATOMIC_SEQ_CST);
@@ -118,8 +118,8 @@ static inline ring_wait_t ring_wait_data(ring_t *r, void **slot, uint64_t *meta,
     ring_wait_t w = ring_wait_slow(r, &r->ctrl->head, &r->ctrl->head_sleepers, need, timeout_s);
     if (w != RING_OK) return w;
   }
-  *slot = r->slots + (size_t)(r->pos % EXEC_NSTEPS) * r->step_bytes;
-  *meta = r->ctrl->meta[r->pos % EXEC_NSTEPS];
+  *slot = r->slots + (size_t)(r->pos % GEOM_NSTEPS) * r->step_bytes;
+  *meta = r->ctrl->meta[r->pos % GEOM_NSTEPS];
   return RING_OK;
 }
 

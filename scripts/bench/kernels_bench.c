@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
       continue;
     }
     for (int ty = 0; ty < 3; ty++) {
-      size_t n = bytes / kern_dtype_size(types[ty].dt);
+      size_t n = bytes / chorus_dtype_size(types[ty].dt);
       unsigned short *ha = pa, *hb = pb;
       /* 16-bit inputs: normal values near 1 and 0.5 (no subnormal, NaN or Inf) */
       if (types[ty].dt == chorus_float16)

@@ -35,8 +35,8 @@ static void fuzz_hello(const uint8_t *d, size_t n) {
 
 static void fuzz_steps(const uint8_t *d, size_t n) {
   if (n < 1) return;
-  size_t step_bytes = (size_t)EXEC_ALIGN * (1 + d[0] % 16);
-  char *slots = malloc(step_bytes * EXEC_NSTEPS);
+  size_t step_bytes = (size_t)GEOM_ALIGN * (1 + d[0] % 16);
+  char *slots = malloc(step_bytes * GEOM_NSTEPS);
   if (!slots) return;
   size_t off = 1;
   for (uint32_t s = 0; off + sizeof(uint64_t) <= n; s++) {
@@ -47,7 +47,7 @@ static void fuzz_steps(const uint8_t *d, size_t n) {
     if (bytes < 0) break; /* refused: the stream fails */
     FUZZ_ASSERT((size_t)bytes <= step_bytes);
     if (n - off < (size_t)bytes) break; /* truncated: the peer closed mid-step */
-    memcpy(slots + (size_t)(s % EXEC_NSTEPS) * step_bytes, d + off, (size_t)bytes);
+    memcpy(slots + (size_t)(s % GEOM_NSTEPS) * step_bytes, d + off, (size_t)bytes);
     off += (size_t)bytes;
   }
   free(slots);

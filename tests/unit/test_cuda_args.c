@@ -153,12 +153,14 @@ static void test_call_geometry_is_the_cpu_executors(void) {
   kcu_args_t a;
   /* 1000 floats on 3 channels: ceil(1000/3) = 334 elements, 1336 bytes,
    * rounded up to 64 bytes: 1344 bytes = 336 elements per channel. */
-  cuda_args_call(&a, &prog, 3, 2, 1000, chorus_float32, chorus_avg, 1u << 20, 1u << 19, 0xabcd, 4, 1.5);
+  geom_conn_t conn = geom_conn_engine(4u << 20); /* the default buffer: 512 KiB chunks and steps */
+  geom_call_t g = geom_call(1000, 4, 3, 4, &conn);
+  cuda_args_call(&a, &prog, &g, &conn, 2, chorus_float32, chorus_avg, 0xabcd, 4, 1.5);
   CHECK_EQ_INT(a.chan_elems, 336);
   CHECK_EQ_INT(a.es, 4);
   CHECK_EQ_INT(a.ce_max, (512u << 10) / 4); /* chunk capped at the plan's 512 KiB */
   CHECK_EQ_INT(a.step_bytes, 1u << 19);
-  CHECK_EQ_INT(a.scratch_stride, 2u << 20);
+  CHECK_EQ_INT(a.scratch_stride, 1u << 20); /* 2 chunks of 512 KiB */
   CHECK_EQ_INT(a.tag, 0xabcd);
   CHECK_EQ_INT(a.divide, 4);
   CHECK_EQ_INT(a.timeout_ns, 1500000000ull);
@@ -174,11 +176,14 @@ static void test_call_geometry_is_the_cpu_executors(void) {
   CHECK_EQ_INT(geom_chunk_len(len, 0, 3, ce, &pos), 40);
   CHECK_EQ_INT(pos, 288);
   CHECK_EQ_INT(geom_chunk_len(len, 0, 4, ce, &pos), 0);
-  CHECK_EQ_INT(geom_piece(1u << 20, 1u << 19, 4), 256u << 10); /* 4 pieces of a 1 MiB chunk */
-  CHECK_EQ_INT(geom_piece(8, 1u << 19, 4), 64);
-  CHECK_EQ_INT(geom_piece(0, 1u << 19, 4), 64);
-  cuda_args_call(&a, &prog, 3, 0, 7, chorus_float64, chorus_sum, 64u << 10, 8u << 10, 1, 0, 0);
+  CHECK_EQ_INT(geom_piece(1u << 20, 1u << 19, 4, GEOM_MIN_STEP), 256u << 10); /* 4 pieces of a 1 MiB chunk */
+  CHECK_EQ_INT(geom_piece(8, 1u << 19, 4, GEOM_MIN_STEP), 64);
+  CHECK_EQ_INT(geom_piece(0, 1u << 19, 4, GEOM_MIN_STEP), 64);
+  conn = geom_conn_engine(128u << 10); /* 64 KiB chunks of 16 KiB steps */
+  g = geom_call(7, 8, 3, 4, &conn);
+  cuda_args_call(&a, &prog, &g, &conn, 0, chorus_float64, chorus_sum, 1, 0, 0);
   CHECK_EQ_INT(a.ce_max, (64u << 10) / 8);
+  CHECK_EQ_INT(a.step_bytes, 16u << 10);
   CHECK_EQ_INT(a.timeout_ns, 0);
   CHECK_EQ_INT(a.scratch_stride, 0);
 }

@@ -39,7 +39,7 @@ static void conn_of(emu_world_t *w, int src, int dst, int ch, kcu_conn_t *c) {
   if (!w->rings[src][dst][ch]) {
     w->rings[src][dst][ch] = aligned_alloc(64, (sizeof(kcu_ring_t) + 63) / 64 * 64);
     memset(w->rings[src][dst][ch], 0, sizeof(kcu_ring_t));
-    w->slots[src][dst][ch] = aligned_alloc(64, KCU_NSTEPS * STEP);
+    w->slots[src][dst][ch] = aligned_alloc(64, GEOM_NSTEPS * STEP);
   }
   c->ring = w->rings[src][dst][ch];
   c->slots = w->slots[src][dst][ch];
@@ -88,8 +88,9 @@ static int emu_run(emu_world_t *w, const plan_t *p, chorus_dtype_t dt, chorus_re
       else conn_of(w, c->peer, r, c->channel, c);
     }
     int divide = op == chorus_avg && plan_coll_reduces(p->coll) && (p->coll != chorus_reduce || r == root) ? n : 0;
-    cuda_args_call(&k->args[r], k->prog[r], p->nchannels, p->scratch_chunks, counts[r], dt, op, CHUNK, STEP, tag_of[r],
-                   divide, timeout_s);
+    geom_conn_t conn = geom_conn_engine(GEOM_SLOT_CHUNKS * CHUNK);
+    geom_call_t g = geom_call(counts[r], chorus_dtype_size(dt), p->nchannels, p->nchunks, &conn);
+    cuda_args_call(&k->args[r], k->prog[r], &g, &conn, p->scratch_chunks, dt, op, tag_of[r], divide, timeout_s);
     size_t sb = k->args[r].scratch_stride * (size_t)p->nchannels;
     k->scratch[r] = sb ? malloc(sb) : NULL;
     k->args[r].in = in[r], k->args[r].out = out[r], k->args[r].scratch = k->scratch[r], k->args[r].rank = r;

@@ -47,13 +47,13 @@ typedef union {
 static val_t get(const void *buf, size_t i, chorus_dtype_t dt) {
   val_t v;
   memset(&v, 0, sizeof v);
-  size_t s = kern_dtype_size(dt);
+  size_t s = chorus_dtype_size(dt);
   memcpy(v.bytes, (const char *)buf + i * s, s);
   return v;
 }
 
 static void put(void *buf, size_t i, chorus_dtype_t dt, val_t v) {
-  size_t s = kern_dtype_size(dt);
+  size_t s = chorus_dtype_size(dt);
   memcpy((char *)buf + i * s, v.bytes, s);
 }
 
@@ -274,10 +274,10 @@ static int is_nan_val(val_t v, chorus_dtype_t dt) {
  * header-versus-kernel comparison does). */
 static int same_value(val_t got, val_t want, chorus_dtype_t dt) {
   if (is_nan_val(want, dt)) return is_nan_val(got, dt);
-  return memcmp(got.bytes, want.bytes, kern_dtype_size(dt)) == 0;
+  return memcmp(got.bytes, want.bytes, chorus_dtype_size(dt)) == 0;
 }
 static int same_bits(val_t got, val_t want, chorus_dtype_t dt) {
-  return memcmp(got.bytes, want.bytes, kern_dtype_size(dt)) == 0;
+  return memcmp(got.bytes, want.bytes, chorus_dtype_size(dt)) == 0;
 }
 
 /* The kernels must give reduce.h's bits, NaN payloads included -- except for
@@ -565,7 +565,7 @@ static int check_result(const void *dst, const void *a, const void *b, size_t n,
  * reduce2 with one NULL destination, and reduce_out (into a peer's slot),
  * out of place and in place. */
 static int run_reduce_case(bufs_t *B, chorus_dtype_t dt, chorus_redop_t op, size_t n, const size_t off[3]) {
-  size_t es = kern_dtype_size(dt), bytes = n * es, cap = MAXN * 8;
+  size_t es = chorus_dtype_size(dt), bytes = n * es, cap = MAXN * 8;
   unsigned char *a = B->a + GUARD + off[1], *b = B->b + GUARD + off[2];
   unsigned char *d1 = B->d1 + GUARD + off[0], *d2 = B->d2 + GUARD + off[0];
   int bad = 0;
@@ -720,7 +720,7 @@ static void test_divide_ints_truncate_and_floats_round_once(void) {
       for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
         for (size_t o = 0; o < NOFF; o++)
           for (size_t v = 0; v < sizeof divisors / sizeof divisors[0]; v++) {
-            size_t n = counts[c], bytes = n * kern_dtype_size(dt);
+            size_t n = counts[c], bytes = n * chorus_dtype_size(dt);
             int div = divisors[v];
             poison(base, cap);
             unsigned char *x = base + GUARD + offsets[o][0];
@@ -835,8 +835,8 @@ static void test_reduce2_with_both_null_and_bad_arguments_writes_nothing(void) {
 static void test_dtype_sizes(void) {
   static const size_t want[] = {1, 1, 4, 4, 8, 8, 2, 2, 4, 8};
   for (int dt = 0; dt < chorus_num_dtypes; dt++)
-    CHECK_EQ_INT(kern_dtype_size(dt), want[dt]);
-  CHECK_EQ_INT(kern_dtype_size(chorus_num_dtypes), 0);
+    CHECK_EQ_INT(chorus_dtype_size(dt), want[dt]);
+  CHECK_EQ_INT(chorus_dtype_size(chorus_num_dtypes), 0);
 }
 
 /* Must run first (it does, in TEST_MAIN's order and when named alone): the

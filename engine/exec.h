@@ -1,0 +1,27 @@
+/* exec.h -- the executor: runs this rank's program of a verified plan, one
+ * thread per channel, looping it over the buffer in the geometry of
+ * core/geom.h; and runs point-to-point calls, all of a group at once. */
+#ifndef CHORUS_EXEC_H
+#define CHORUS_EXEC_H
+
+#include "comm.h"
+#include "geom.h"
+#include "plan.h"
+
+/* Run calls of one communicator (a group's share, or one call): collectives
+ * in order, then all point-to-point calls together. Takes c->lock. */
+chorus_result_t exec_calls(chorus_comm_t *c, const call_t *calls, int ncalls);
+
+/* Stop and join the channel workers. */
+void exec_workers_stop(chorus_comm_t *c);
+
+/* The steps the executor moves for one call of `count` elements of dt with
+ * plan p on connections of CHORUS_BUFFSIZE buffsize, channel by channel in
+ * the order each channel's thread moves them: the call's cut and each
+ * channel's part as exec_calls makes them, the slices of run_channel, the
+ * chunks of `chunk` and the pieces of op_send. Chunks are those of the
+ * plan's first unit; fn returns nonzero to stop. Returns 0, or 1 when fn
+ * stopped. For the test that holds the simulator to it (geometry_shared). */
+int exec_moves(const plan_t *p, size_t count, chorus_dtype_t dt, size_t buffsize, geom_move_fn fn, void *arg);
+
+#endif

@@ -117,11 +117,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "chorus.h"
 #include "comm.h"
 #include "cost.h"
 #include "fit.h"
 #include "kernels.h"
+#include "launcher.h"
 #include "params.h"
 #include "planner.h"
 #include "sandbox.h"
@@ -259,7 +261,7 @@ static chorus_result_t settle(cal_rank_t *R, int other, int lead, double *trip) 
     for (int j = 0; j < CAL_MAX_ITERS; j++) {
       double t0 = now_s();
       chorus_result_t res = pingpong(R, other, lead, 8, 1);
-      if (res != chorus_success) return res;
+      TRY(res);
       trip[j] = now_s() - t0;
     }
     if (lead) {
@@ -268,9 +270,8 @@ static chorus_result_t settle(cal_rank_t *R, int other, int lead, double *trip) 
       best = fmin(best, m);
       more = el < CAL_SETTLE_MAX_S && (el < CAL_SETTLE_MIN_S || good < 2);
     }
-    chorus_result_t res = lead ? chorus_send(&more, 1, chorus_int32, other, R->comm, NULL)
-                               : chorus_recv(&more, 1, chorus_int32, other, R->comm, NULL);
-    if (res != chorus_success) return res;
+    TRY(lead ? chorus_send(&more, 1, chorus_int32, other, R->comm, NULL)
+        : chorus_recv(&more, 1, chorus_int32, other, R->comm, NULL));
   }
   return chorus_success;
 }
@@ -283,17 +284,15 @@ static chorus_result_t sweep(cal_rank_t *R, int cls, double *trip) {
   int peer = R->d.peer[cls];
   if (peer < 0 || (R->rank != 0 && R->rank != peer)) return chorus_success;
   int lead = R->rank == 0, other = lead ? peer : 0;
-  chorus_result_t res = settle(R, other, lead, trip);
-  if (res != chorus_success) return res;
+  TRY(settle(R, other, lead, trip));
   for (int i = 0; i < R->o->nsizes; i++) {
     size_t s = R->o->sizes[i];
     int k = iters_for(s);
-    res = pingpong(R, other, lead, s, 2); /* warm-up */
-    if (res != chorus_success) return res;
+    TRY(pingpong(R, other, lead, s, 2)); /* warm-up */
     for (int r = 0; r < R->o->repeats; r++) {
       for (int j = 0; j < k; j++) {
         double t0 = now_s();
-        if ((res = pingpong(R, other, lead, s, 1)) != chorus_success) return res;
+        TRY(pingpong(R, other, lead, s, 1));
         trip[j] = now_s() - t0;
       }
       if (lead) R->d.pp[cls][i * R->o->repeats + r] = median_of(trip, k) / 2;
@@ -333,7 +332,7 @@ static chorus_result_t handoff(cal_rank_t *R, double *trip) {
     return res;
   }
   R->d.wake_ok = 1;
-  int set_spin = !getenv(param_def(PARAM_SPIN)->name) && R->comm->nlocal <= sysconf(_SC_NPROCESSORS_ONLN);
+  int set_spin = !param_is_set(PARAM_SPIN) && R->comm->nlocal <= sysconf(_SC_NPROCESSORS_ONLN);
   if (set_spin) ring_set_spin(CAL_OVERSUBSCRIBED_SPIN);
   res = pingpong(R, other, lead, 8, 20); /* warm-up */
   for (int r = 0; r < R->o->repeats && res == chorus_success; r++) {
@@ -354,8 +353,7 @@ static chorus_result_t handoff(cal_rank_t *R, double *trip) {
  * together. */
 static chorus_result_t timed_all(cal_rank_t *R, int what, const float *a, const float *b, float *dst, size_t bytes,
                                  int passes, double *out) {
-  chorus_result_t res = barrier(R->comm);
-  if (res != chorus_success) return res;
+  TRY(barrier(R->comm));
   double t0 = now_s();
   for (int i = 0; i < passes; i++) {
     if (what == 0)
@@ -364,9 +362,9 @@ static chorus_result_t timed_all(cal_rank_t *R, int what, const float *a, const 
       kern_reduce(dst, a, b, bytes / sizeof(float), chorus_float32, chorus_sum);
   }
   double t = now_s() - t0, tmax;
-  res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL);
+  TRY(chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL));
   *out = tmax;
-  return res;
+  return chorus_success;
 }
 
 /* Last-level cache size from sysfs (0 when unknown). */
@@ -444,8 +442,7 @@ static chorus_result_t small_allreduce(chorus_comm_t *c, int repeats, double *ou
     double calls[CAL_AR_ITERS];
     for (int i = 0; i < CAL_AR_ITERS; i++) {
       double t0 = now_s();
-      res = chorus_run_allreduce(in, res_buf, 2, chorus_float32, chorus_sum, c, NULL);
-      if (res != chorus_success) return res;
+      TRY(res = chorus_run_allreduce(in, res_buf, 2, chorus_float32, chorus_sum, c, NULL));
       calls[i] = now_s() - t0;
     }
     /* The median call, for the reason sweep() gives. */
@@ -460,17 +457,16 @@ static chorus_result_t overheads(cal_rank_t *R) {
   comm_force(R->comm, "ring", 0); /* the simulator's default algorithm */
   chorus_result_t res = small_allreduce(R->comm, R->o->repeats, R->d.arn_t, 1);
   comm_force(R->comm, "", 0);
-  if (res != chorus_success) return res;
+  TRY(res);
   if (R->rank == 0) {
     /* A communicator of rank 0 alone: the call's cost without a peer. The
      * other ranks wait in the barrier below meanwhile. */
     chorus_comm_t *one;
-    res = chorus_comm_init_all(&one, 1);
-    if (res != chorus_success) return res;
+    TRY(chorus_comm_init_all(&one, 1));
     res = small_allreduce(one, R->o->repeats, R->d.ar1_t, 0);
     chorus_result_t r2 = chorus_comm_destroy(one);
     if (res == chorus_success) res = r2;
-    if (res != chorus_success) return res;
+    TRY(res);
   }
   return barrier(R->comm);
 }
@@ -596,7 +592,7 @@ static chorus_result_t fit_class(const cal_opts_t *o, const double *samples, cla
     fit_ci_t ci;
     chorus_result_t res = fit_median_ci(samples + i * o->repeats, o->repeats, CAL_RESAMPLES, CAL_LEVEL,
                                         CAL_SEED + (unsigned long)(cls * CAL_MAX_SIZES + i), &ci);
-    if (res != chorus_success) return res;
+    TRY(res);
     x[i] = (double)o->sizes[i];
     f->med[i] = ci.median, f->lo[i] = ci.lo, f->hi[i] = ci.hi;
     /* Relative weights: every size counts by its relative error. Weights
@@ -606,8 +602,7 @@ static chorus_result_t fit_class(const cal_opts_t *o, const double *samples, cla
      * bandwidth a large collective sees. The medians are already robust. */
     w[i] = 1 / (ci.median * ci.median);
   }
-  chorus_result_t res = fit_line(x, f->med, w, n, &f->line, NULL);
-  if (res != chorus_success) return res;
+  TRY(fit_line(x, f->med, w, n, &f->line, NULL));
   f->present = 1;
   const fit_line_t *small = &f->line, *large = &f->line;
   /* Two pieces only where one line misses by more than the tolerance and the
@@ -688,7 +683,7 @@ static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_res
   chorus_result_t res;
   memset(r, 0, sizeof *r);
   for (int c = 0; c < NCLASSES; c++)
-    if (d->peer[c] >= 0 && (res = fit_class(o, d->pp[c], &r->cls[c], c)) != chorus_success) return res;
+    if (d->peer[c] >= 0) TRY(fit_class(o, d->pp[c], &r->cls[c], c));
   double *rate = malloc(sizeof *rate * (size_t)o->repeats);
   if (!rate) return err_set(chorus_out_of_memory, "calibrate: out of memory");
   for (int k = 0; k < 4; k++) {
@@ -701,7 +696,7 @@ static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_res
     if (res != chorus_success) break;
   }
   free(rate);
-  if (res != chorus_success) return res;
+  TRY(res);
   /* A copy reads and writes its bytes: the host's memory moved twice the
    * copied bytes of every rank on it, all at once. */
   r->mem_bw = r->mem_bw_kernel = 2 * r->copy.median * d->per_host;
@@ -1367,7 +1362,7 @@ bad:
 static int read_base(cal_opts_t *o, const char *name) {
   size_t l = strlen(name);
   int has_ext = l > 4 && !strcmp(name + l - 4, ".lua");
-  const char *env = getenv("CHORUS_TOPOLOGIES");
+  const char *env = param_str(PARAM_TOPOLOGIES);
   char beside[1024];
   snprintf(beside, sizeof beside, "%s", planner_algos_dir());
   char *slash = strrchr(beside, '/');
@@ -1375,7 +1370,7 @@ static int read_base(cal_opts_t *o, const char *name) {
     snprintf(slash + 1, sizeof beside - (size_t)(slash + 1 - beside), "topologies");
   else
     snprintf(beside, sizeof beside, "topologies");
-  const char *dirs[2] = {env && *env ? env : beside, beside};
+  const char *dirs[2] = {*env ? env : beside, beside};
   snprintf(o->topo_path, sizeof o->topo_path, "%s", name);
   struct stat st;
   int found = stat(o->topo_path, &st) == 0 && S_ISREG(st.st_mode);
@@ -1544,8 +1539,8 @@ int cmd_calibrate(int argc, char **argv) {
     return 2;
   }
   o.maxb = o.sizes[o.nsizes - 1];
-  int from_env =
-      !nset && (getenv("OMPI_COMM_WORLD_RANK") || getenv("SLURM_PROCID") || (getenv("RANK") && getenv("WORLD_SIZE")));
+  launcher_env_t launcher;
+  int from_env = !nset && launcher_env(&launcher);
   /* Across hosts the shipped testbed is netns.lua; on one host local-cpu. */
   if (read_base(&o, o.topo ? o.topo : from_env ? "netns" : "local-cpu")) return 2;
   int st;

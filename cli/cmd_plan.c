@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain.h"
 #include "planner.h"
 #include "verify.h"
 

@@ -11,9 +11,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "analytic.h"
+#include "busbw.h"
 #include "planner.h"
 #include "sim.h"
+#include "sim_out.h"
 #include "topo.h"
+#include "topo_view.h"
 #include "verify.h"
 
 static double wall(void) {

@@ -36,6 +36,7 @@
 #include "cost.h"
 #include "doctor_rsh.h"
 #include "kernels.h"
+#include "launcher.h"
 #include "params.h"
 #include "plan.h"
 #include "planner.h"
@@ -65,8 +66,6 @@ int doctor_count(int *n) {
 
 #define finding doctor_finding
 
-static int env_set(const char *name) { return getenv(name) != NULL; }
-
 static void check_settings(void) {
   printf("\nsettings (set in the environment are marked env):\n");
   param_list(stdout);
@@ -92,7 +91,7 @@ static void check_settings(void) {
   if (nch > cores)
     finding(1, "CHORUS_NCHANNELS=%ld is above the %ld CPUs: each channel is a thread per rank, so they take "
             "turns on the cores; leave it unset or use at most %ld", nch, cores, cores);
-  if (nch > 0 && env_set("CHORUS_ALGO") && !strcmp(param_str(PARAM_ALGO), "rd"))
+  if (nch > 0 && param_is_set(PARAM_ALGO) && !strcmp(param_str(PARAM_ALGO), "rd"))
     finding(0, "CHORUS_ALGO=rd with CHORUS_NCHANNELS=%ld: recursive doubling is latency-bound; channels add "
             "threads, not bandwidth", nch);
   const char *algo = param_str(PARAM_ALGO);
@@ -102,7 +101,7 @@ static void check_settings(void) {
       finding(1, "CHORUS_ALGO=%s: %s; every collective would fail", algo, err);
   }
   if (tune_check_settings() != chorus_success) finding(1, "%s; every communicator would fail", chorus_last_error());
-  if (env_set("CHORUS_ALGOS") && access(param_str(PARAM_ALGOS), R_OK) != 0)
+  if (param_is_set(PARAM_ALGOS) && access(param_str(PARAM_ALGOS), R_OK) != 0)
     finding(1, "CHORUS_ALGOS=%s is not a readable folder; the planner finds no scripts", param_str(PARAM_ALGOS));
   const char *dir = param_str(PARAM_HANG_DIR);
   if (access(dir, W_OK) != 0)
@@ -275,16 +274,10 @@ typedef struct {
 /* Rank and size from the launcher's environment, read in the order
  * chorus_comm_init_env reads them; 0 when no launcher is recognised. */
 static int launcher_size(int *rank) {
-  const char *rs, *ns = NULL;
-  if ((rs = getenv("OMPI_COMM_WORLD_RANK")))
-    ns = getenv("OMPI_COMM_WORLD_SIZE");
-  else if ((rs = getenv("SLURM_PROCID")))
-    ns = getenv("SLURM_NTASKS") ? getenv("SLURM_NTASKS") : getenv("SLURM_NPROCS");
-  else if ((rs = getenv("RANK")))
-    ns = getenv("WORLD_SIZE");
-  if (!rs || !ns) return 0;
-  *rank = atoi(rs);
-  return atoi(ns);
+  launcher_env_t l;
+  if (!launcher_env(&l)) return 0;
+  *rank = atoi(l.rank);
+  return atoi(l.size);
 }
 
 /* Item i of a comma-separated list into buf ("" past the end); returns how many items it has. */
@@ -308,25 +301,24 @@ static void expected_host(int k, int nranks, const char *hosts, char *buf, size_
     snprintf(buf, len, "host %s", item);
     return;
   }
-  const char *vars[] = {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE"};
-  for (int i = 0; i < 3; i++) {
-    const char *v = getenv(vars[i]);
-    int ppn = v ? atoi(v) : 0;
-    if (ppn > 0) {
-      snprintf(buf, len, "the launch's host %d, ranks %d-%d by %s=%d", k / ppn, k / ppn * ppn, k / ppn * ppn + ppn - 1,
-               vars[i], ppn);
-      return;
-    }
+  launcher_env_t l;
+  launcher_env(&l);
+  int ppn = l.local_size;
+  if (ppn > 0) {
+    snprintf(buf, len, "the launch's host %d, ranks %d-%d by %s=%d", k / ppn, k / ppn * ppn, k / ppn * ppn + ppn - 1,
+             l.local_size_var, ppn);
+    return;
   }
   snprintf(buf, len, "a host the launcher does not name; --hosts LIST names them");
 }
 
 static void root_str(char *buf, size_t len) {
-  if (getenv("CHORUS_ROOT"))
-    snprintf(buf, len, "%s", getenv("CHORUS_ROOT"));
-  else if (getenv("MASTER_ADDR"))
-    snprintf(buf, len, "%s:%s (MASTER_ADDR:MASTER_PORT)", getenv("MASTER_ADDR"),
-             getenv("MASTER_PORT") ? getenv("MASTER_PORT") : "29500");
+  launcher_env_t l;
+  launcher_env(&l);
+  if (param_is_set(PARAM_ROOT))
+    snprintf(buf, len, "%s", param_str(PARAM_ROOT));
+  else if (l.master_addr)
+    snprintf(buf, len, "%s:%s (MASTER_ADDR:MASTER_PORT)", l.master_addr, l.master_port ? l.master_port : "29500");
   else
     snprintf(buf, len, "the root the launcher names");
 }
@@ -430,11 +422,6 @@ static sim_cost_t *hosts_cost(const hosts_opts_t *o, int nranks, int nh, const i
   return c;
 }
 
-#define P2P(call)                                                                                                      \
-  do {                                                                                                                 \
-    if ((res = (call)) != chorus_success) return res;                                                                  \
-  } while (0)
-
 /* One direction of a pair. The sender times `reps` messages and the
  * receiver's acknowledgement; reps comes from the time of a first message,
  * so that a slow link still finishes in about HOSTS_BUDGET_S. They go in
@@ -442,36 +429,35 @@ static sim_cost_t *hosts_cost(const hosts_opts_t *o, int nranks, int nh, const i
  * scheduler interrupted (another process on a loaded machine) says nothing
  * about the link. */
 static chorus_result_t p2p_bulk(chorus_comm_t *c, int sender, int peer, char *big, double *gbps) {
-  chorus_result_t res;
   int64_t word = 0;
   if (!sender) {
-    P2P(chorus_recv(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
-    P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
-    P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+    TRY(chorus_recv(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
+    TRY(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+    TRY(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
     if (word < 1 || word > HOSTS_MAX_REPS) return chorus_remote_error;
     for (int64_t done = 0, blk = word > 1 ? word / 2 : 1; done < word; done += blk) {
       if (blk > word - done) blk = word - done;
       for (int64_t i = 0; i < blk; i++)
-        P2P(chorus_recv(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
-      P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+        TRY(chorus_recv(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
+      TRY(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
     }
     return chorus_success;
   }
   double t = tr_now();
-  P2P(chorus_send(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
-  P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+  TRY(chorus_send(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
+  TRY(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
   double first = tr_now() - t;
   int64_t reps = first * HOSTS_MAX_REPS < HOSTS_BUDGET_S ? HOSTS_MAX_REPS : (int64_t)(HOSTS_BUDGET_S / first);
   if (reps < 1) reps = 1;
   word = reps;
-  P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+  TRY(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
   *gbps = 0;
   for (int64_t done = 0, blk = reps > 1 ? reps / 2 : 1; done < reps; done += blk) {
     if (blk > reps - done) blk = reps - done;
     t = tr_now();
     for (int64_t i = 0; i < blk; i++)
-      P2P(chorus_send(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
-    P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+      TRY(chorus_send(big, HOSTS_MSG, chorus_uint8, peer, c, NULL));
+    TRY(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
     double rate = (double)blk * HOSTS_MSG / (tr_now() - t) / 1e9;
     if (rate > *gbps) *gbps = rate;
   }
@@ -490,7 +476,6 @@ static int cmp_double(const void *a, const void *b) {
  * whether another follows); *lat is half the median (a round trip the
  * machine preempted is an outlier to drop, not a cost to average in). */
 static chorus_result_t ping_pong(chorus_comm_t *c, int first, int peer, double *conn, double *lat) {
-  chorus_result_t res;
   int64_t word = 1;
   double rtt[HOSTS_PINGS], start = 0;
   int n = 0;
@@ -499,11 +484,11 @@ static chorus_result_t ping_pong(chorus_comm_t *c, int first, int peer, double *
     if (i == 0) start = t;
     if (first) {
       word = i + 1 < HOSTS_PINGS && (i < 5 || t - start < HOSTS_PING_BUDGET_S);
-      P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
-      P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+      TRY(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+      TRY(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
     } else {
-      P2P(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
-      P2P(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
+      TRY(chorus_recv(&word, 1, chorus_int64, peer, c, NULL));
+      TRY(chorus_send(&word, 1, chorus_int64, peer, c, NULL));
       if (i + 1 >= HOSTS_PINGS) word = 0; /* a peer that never says stop */
     }
     if (i < 0)
@@ -523,9 +508,8 @@ static chorus_result_t ping_pong(chorus_comm_t *c, int first, int peer, double *
  * sends. */
 static chorus_result_t p2p_pair(chorus_comm_t *c, int first, int peer, char *big, double *conn, double *lat,
                                 double *gbps) {
-  chorus_result_t res;
-  P2P(ping_pong(c, first, peer, conn, lat));
-  P2P(p2p_bulk(c, first, peer, big, gbps));
+  TRY(ping_pong(c, first, peer, conn, lat));
+  TRY(p2p_bulk(c, first, peer, big, gbps));
   return p2p_bulk(c, !first, peer, big, gbps);
 }
 

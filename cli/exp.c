@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "params.h"
 
 #define EXP_MAX_RUNS 512
 #define EXP_MAX_POINTS 64
@@ -846,8 +847,8 @@ static int mkdir_p(const char *dir) {
 }
 
 static const char *source_dir(void) {
-  const char *e = getenv("CHORUS_SOURCE");
-  return e && *e ? e : CHORUS_SOURCE_ROOT;
+  const char *e = param_str(PARAM_SOURCE);
+  return *e ? e : CHORUS_SOURCE_ROOT;
 }
 
 int cmd_exp(int argc, char **argv) {

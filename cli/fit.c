@@ -14,6 +14,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "error.h"
 #include "params.h"
 
 static chorus_result_t check_points(const char *who, const double *x, const double *y, const double *w, int n,
@@ -89,8 +90,7 @@ static chorus_result_t line_fit(const double *x, const double *y, const double *
 
 chorus_result_t fit_line(const double *x, const double *y, const double *w, int n, fit_line_t *out, double *resid) {
   if (!out) return err_set(chorus_invalid_argument, "fit_line: no result to fill");
-  chorus_result_t res = check_points("fit_line", x, y, w, n, 2);
-  if (res != chorus_success) return res;
+  TRY(check_points("fit_line", x, y, w, n, 2));
   return line_fit(x, y, w, n, out, resid);
 }
 
@@ -100,8 +100,7 @@ chorus_result_t fit_two_piece(const double *x, const double *y, const double *w,
   if (min_points < 2)
     return err_set(chorus_invalid_argument, "fit_two_piece: min_points %d: each piece needs at least 2 points",
                    min_points);
-  chorus_result_t res = check_points("fit_two_piece", x, y, w, n, 2 * min_points);
-  if (res != chorus_success) return res;
+  TRY(check_points("fit_two_piece", x, y, w, n, 2 * min_points));
   for (int i = 1; i < n; i++)
     if (!(x[i] > x[i - 1]))
       return err_set(chorus_invalid_argument, "fit_two_piece: sizes must increase (point %d: %g after %g)", i, x[i],

@@ -21,6 +21,7 @@
 #include "comm.h"
 #include "cuda_exec.h"
 #include "kernels.h"
+#include "launcher.h"
 #include "params.h"
 #include "tune.h"
 
@@ -283,21 +284,17 @@ static chorus_result_t run_point(rank_t *R, size_t count, int inplace, double *t
   const perf_opts_t *o = R->o;
   const void *in;
   void *out;
-  chorus_result_t res;
   *wrong = 0;
   if (o->check) {
     prepare(R, count, inplace, &in, &out);
     if (R->dsend) {
-      res = cuda_buf_copy(R->dsend, R->send, R->sendcap, 0, R->cu);
-      if (res == chorus_success) res = cuda_buf_copy(R->drecv, R->recv, R->recvcap, 0, R->cu);
-      if (res != chorus_success) return res;
+      TRY(cuda_buf_copy(R->dsend, R->send, R->sendcap, 0, R->cu));
+      TRY(cuda_buf_copy(R->drecv, R->recv, R->recvcap, 0, R->cu));
     }
-    res = run_once(R, in, out, count);
-    if (res != chorus_success) return res;
+    TRY(run_once(R, in, out, count));
     if (R->dsend) {
-      res = cuda_buf_copy(R->send, R->dsend, R->sendcap, 1, R->cu);
-      if (res == chorus_success) res = cuda_buf_copy(R->recv, R->drecv, R->recvcap, 1, R->cu);
-      if (res != chorus_success) return res;
+      TRY(cuda_buf_copy(R->send, R->dsend, R->sendcap, 1, R->cu));
+      TRY(cuda_buf_copy(R->recv, R->drecv, R->recvcap, 1, R->cu));
     }
     *wrong = check(R, count, out);
   } else {
@@ -307,30 +304,24 @@ static chorus_result_t run_point(rank_t *R, size_t count, int inplace, double *t
     if (inplace && o->coll == chorus_reducescatter) out = R->send + (size_t)R->rank * count * es;
   }
   for (int i = 0; i < o->warmup; i++) {
-    res = run_once(R, in, out, count);
-    if (res != chorus_success) return res;
+    TRY(run_once(R, in, out, count));
   }
   int32_t token = 1, sum;
-  res = chorus_run_allreduce(&token, &sum, 1, chorus_int32, chorus_sum, R->ctl, NULL);
-  if (res != chorus_success) return res;
+  TRY(chorus_run_allreduce(&token, &sum, 1, chorus_int32, chorus_sum, R->ctl, NULL));
   double t0 = now_us();
   for (int i = 0; i < o->iters; i++) {
-    res = chorus_run_collective(o->coll, dev_of(R, in), dev_of(R, out), count, o->dt, o->op, o->root, R->comm,
-                                R->stream);
-    if (res != chorus_success) return res;
+    TRY(chorus_run_collective(o->coll, dev_of(R, in), dev_of(R, out), count, o->dt, o->op, o->root, R->comm,
+                            R->stream));
   }
-  if (R->stream) res = chorus_stream_synchronize(R->stream); /* CUDA: the calls were only enqueued */
-  if (res != chorus_success) return res;
+  if (R->stream) TRY(chorus_stream_synchronize(R->stream)); /* CUDA: the calls were only enqueued */
   double t = (now_us() - t0) / (o->iters > 0 ? o->iters : 1);
   snprintf(R->used_algo, sizeof R->used_algo, "%s", comm_last_algo(R->comm));
   R->used_nch = R->comm->last_nchannels;
   /* The slowest rank's time, and every rank's wrong elements. */
   double tmax;
-  res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->ctl, NULL);
-  if (res != chorus_success) return res;
+  TRY(chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->ctl, NULL));
   int64_t w = *wrong, wsum;
-  res = chorus_run_allreduce(&w, &wsum, 1, chorus_int64, chorus_sum, R->ctl, NULL);
-  if (res != chorus_success) return res;
+  TRY(chorus_run_allreduce(&w, &wsum, 1, chorus_int64, chorus_sum, R->ctl, NULL));
   *time_us = tmax;
   *wrong = (long)wsum;
   return chorus_success;
@@ -567,8 +558,8 @@ int cmd_perf(int argc, char **argv) {
   if (o.nchannels < 0 || o.nchannels > PLAN_MAX_CHANNELS)
     return fprintf(stderr, "chorus perf: -c must be 1..%d\n", PLAN_MAX_CHANNELS), 2;
 
-  int from_env = !o.nranks && (getenv("OMPI_COMM_WORLD_RANK") || getenv("SLURM_PROCID") ||
-                               (getenv("RANK") && getenv("WORLD_SIZE")));
+  launcher_env_t launcher;
+  int from_env = !o.nranks && launcher_env(&launcher);
   if (!o.nranks) o.nranks = 1;
   if (o.root < 0 || (!from_env && o.root >= o.nranks))
     return fprintf(stderr, "chorus perf: -r %d is not a rank of %d\n", o.root, o.nranks), 2;

@@ -15,8 +15,11 @@
 #include <unistd.h>
 
 #include "boot_msg.h"
+#include "error.h"
+#include "plan.h" /* PLAN_MAX_RANKS */
 #include "params.h"
 #include "transport/transport.h"
+#include "log.h"
 
 /* The root's answer to a hello: 0 and the table; -1 refused; when ranks
  * are missing at its deadline, BOOT_STATUS_MISSING + the lowest missing rank
@@ -206,8 +209,7 @@ static void *root_main(void *arg) {
 chorus_result_t boot_root_start(boot_id_t *id, const net_addr_t *listen_addr) {
   net_addr_t la = *listen_addr;
   int lfd;
-  chorus_result_t res = net_listen(&la, &lfd);
-  if (res != chorus_success) return res;
+  TRY(net_listen(&la, &lfd));
   root_args_t *a = malloc(sizeof *a);
   if (!a) {
     close(lfd);
@@ -239,8 +241,7 @@ chorus_result_t boot_id_create(boot_id_t *id) {
   if (getrandom(id->secret, sizeof id->secret, 0) != sizeof id->secret)
     return err_set(chorus_system_error, "getrandom: %s", strerror(errno));
   net_addr_t a;
-  chorus_result_t res = net_pick_addr(&a, NULL, 0);
-  if (res != chorus_success) return res;
+  TRY(net_pick_addr(&a, NULL, 0));
   return boot_root_start(id, &a);
 }
 

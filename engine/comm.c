@@ -17,6 +17,9 @@
 #include "mismatch.h"
 #include "tune.h"
 #include "kernels.h"
+#include "log.h"
+#include "launcher.h"
+#include "params.h"
 
 _Static_assert(sizeof(boot_id_t) <= CHORUS_UNIQUE_ID_BYTES, "boot_id_t must fit in chorus_unique_id_t");
 
@@ -117,7 +120,7 @@ static int find_cause(chorus_comm_t *c, double wait, int *from, char *text, size
   return 1;
 }
 
-chorus_result_t comm_peer_failed(chorus_comm_t *c, const conn_t *cn, const char *at) {
+chorus_result_t comm_peer_failed(chorus_comm_t *c, const tr_conn_t *cn, const char *at) {
   if (c->error) return c->error; /* this rank failed first; its own error stands */
   uint32_t why = __atomic_load_n(&cn->ring.ctrl->abort, __ATOMIC_SEQ_CST);
   int peer = cn->peer, from;
@@ -209,7 +212,7 @@ static chorus_result_t comm_create(chorus_comm_t **out, int nranks, const boot_i
   /* More ranks than cores: a spinning waiter holds the core its peer needs.
    * Measured (4 ranks, 2 cores, 8 B allreduce): 130 us spinning 4000 polls,
    * 50 us with 50. The user's CHORUS_SPIN wins. */
-  if (!getenv(param_def(PARAM_SPIN)->name) && c->nlocal > sysconf(_SC_NPROCESSORS_ONLN)) ring_set_spin(50);
+  if (!param_is_set(PARAM_SPIN) && c->nlocal > sysconf(_SC_NPROCESSORS_ONLN)) ring_set_spin(50);
   /* The planner's nodes are runs of consecutive ranks: use the hosts when
    * ranks are numbered host by host, else one node (plans stay correct). */
   int grouped = 1;
@@ -240,8 +243,7 @@ cleanup:
 chorus_result_t chorus_get_unique_id(chorus_unique_id_t *id) {
   if (!id) return err_set(chorus_invalid_argument, "chorus_get_unique_id: id is NULL");
   boot_id_t b;
-  chorus_result_t res = boot_id_create(&b);
-  if (res != chorus_success) return res;
+  TRY(boot_id_create(&b));
   memset(id, 0, sizeof *id);
   memcpy(id->internal, &b, sizeof b);
   return chorus_success;
@@ -273,7 +275,7 @@ chorus_result_t chorus_comm_init_all(chorus_comm_t **comms, int nranks) {
   if (!comms || nranks < 1) return err_set(chorus_invalid_argument, "chorus_comm_init_all: need comms and nranks >= 1");
   boot_id_t id;
   chorus_result_t res = boot_id_create(&id);
-  if (res != chorus_success) return res;
+  TRY(res);
   init_arg_t *args = calloc((size_t)nranks, sizeof *args);
   pthread_t *th = calloc((size_t)nranks, sizeof *th);
   if (!args || !th) {
@@ -317,9 +319,8 @@ chorus_result_t chorus_comm_init_all_cuda(chorus_comm_t **comms, int nranks, con
    * kernels can queue behind each other and wait on each other. Only
    * effective before the process first uses CUDA. */
   setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
-  chorus_result_t res = chorus_comm_init_all(comms, nranks);
-  if (res != chorus_success) return res;
-  res = cuda_attach(comms, nranks, devices);
+  TRY(chorus_comm_init_all(comms, nranks));
+  chorus_result_t res = cuda_attach(comms, nranks, devices);
   if (res != chorus_success) {
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", chorus_last_error());
@@ -340,11 +341,6 @@ chorus_result_t chorus_comm_cuda_device(const chorus_comm_t *c, int *device) {
 
 /* --- launchers --- */
 
-static const char *env2(const char *a, const char *b) {
-  const char *v = getenv(a);
-  return v ? v : getenv(b);
-}
-
 /* First host of a Slurm node list ("node[03-05,7],other" -> "node03"). */
 static void slurm_first_host(const char *list, char *out, size_t len) {
   size_t i = 0, o = 0;
@@ -363,36 +359,27 @@ static uint64_t fnv(const char *s, uint64_t h) {
 }
 
 chorus_result_t chorus_comm_init_env(chorus_comm_t **comm) {
-  const char *rs = NULL, *ns = NULL, *job = NULL;
-  if ((rs = getenv("OMPI_COMM_WORLD_RANK"))) {
-    ns = getenv("OMPI_COMM_WORLD_SIZE");
-    job = getenv("OMPI_MCA_ess_base_jobid");
-  } else if ((rs = getenv("SLURM_PROCID"))) {
-    ns = env2("SLURM_NTASKS", "SLURM_NPROCS");
-    job = env2("SLURM_STEP_ID", "SLURM_JOB_ID");
-  } else if ((rs = getenv("RANK"))) {
-    ns = getenv("WORLD_SIZE");
-    job = getenv("TORCHELASTIC_RUN_ID");
-  }
-  if (!rs || !ns)
+  launcher_env_t l;
+  if (!launcher_env(&l))
     return err_set(chorus_invalid_usage,
                    "no launcher environment: set OMPI_COMM_WORLD_RANK/SIZE (mpirun), SLURM_PROCID/NTASKS (srun) "
                    "or RANK/WORLD_SIZE with MASTER_ADDR/MASTER_PORT");
-  int rank = atoi(rs), nranks = atoi(ns);
+  const char *ns = l.size, *job = l.job;
+  int rank = atoi(l.rank), nranks = atoi(ns);
   char host[256] = "";
   int port = 29500;
-  const char *root = getenv("CHORUS_ROOT");
-  if (root) {
+  const char *root = param_str(PARAM_ROOT);
+  if (root[0]) {
     snprintf(host, sizeof host, "%s", root);
     char *colon = strrchr(host, ':');
     if (colon) *colon = 0, port = atoi(colon + 1);
-  } else if (getenv("MASTER_ADDR")) {
-    snprintf(host, sizeof host, "%s", getenv("MASTER_ADDR"));
-    if (getenv("MASTER_PORT")) port = atoi(getenv("MASTER_PORT"));
-  } else if (getenv("SLURM_PROCID") && env2("SLURM_STEP_NODELIST", "SLURM_NODELIST")) {
-    slurm_first_host(env2("SLURM_STEP_NODELIST", "SLURM_NODELIST"), host, sizeof host);
+  } else if (l.master_addr) {
+    snprintf(host, sizeof host, "%s", l.master_addr);
+    if (l.master_port) port = atoi(l.master_port);
+  } else if (l.nodelist) {
+    slurm_first_host(l.nodelist, host, sizeof host);
     if (job) port = 20000 + (int)(fnv(job, 1469598103934665603ull) % 20000);
-  } else if (nranks == 1 || (getenv("OMPI_COMM_WORLD_LOCAL_SIZE") && atoi(getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) == nranks)) {
+  } else if (nranks == 1 || l.local_size == nranks) {
     /* Every rank on this host: the root is local. */
     snprintf(host, sizeof host, "127.0.0.1");
     if (job) port = 20000 + (int)(fnv(job, 1469598103934665603ull) % 20000);
@@ -401,7 +388,7 @@ chorus_result_t chorus_comm_init_env(chorus_comm_t **comm) {
                                          "(mpirun -x MASTER_ADDR=host -x MASTER_PORT=29500) or CHORUS_ROOT=host:port");
   }
   boot_id_t id = {.magic = BOOT_MAGIC};
-  const char *sec = getenv("CHORUS_SECRET");
+  const char *sec = param_str(PARAM_SECRET);
   if (sec && strlen(sec) >= 32) {
     for (int i = 0; i < 16; i++) {
       unsigned v;
@@ -414,13 +401,12 @@ chorus_result_t chorus_comm_init_env(chorus_comm_t **comm) {
     memcpy(id.secret, &h1, 8);
     memcpy(id.secret + 8, &h2, 8);
   }
-  chorus_result_t res = net_resolve(host, port, &id.root);
-  if (res != chorus_success) return res;
+  TRY(net_resolve(host, port, &id.root));
   if (rank == 0) {
     net_addr_t any = id.root;
     if (any.sa.ss_family == AF_INET) ((struct sockaddr_in *)&any.sa)->sin_addr.s_addr = htonl(INADDR_ANY);
     else ((struct sockaddr_in6 *)&any.sa)->sin6_addr = in6addr_any;
-    res = boot_root_start(&id, &any);
+    chorus_result_t res = boot_root_start(&id, &any);
     if (res != chorus_success)
       return err_set(res, "rank 0 cannot serve the bootstrap on port %d: %s", port, chorus_last_error());
   }
@@ -464,7 +450,7 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
     for (int k = 0; k < nfresh; k++)
       if (links[fresh[k]].peer == l->peer && links[fresh[k]].channel == l->channel && links[fresh[k]].is_send == l->is_send) dup = 1;
     if (dup) continue;
-    conn_t *cn = calloc(1, sizeof *cn);
+    tr_conn_t *cn = calloc(1, sizeof *cn);
     if (!cn) return comm_fail(c, chorus_out_of_memory, "out of memory for a connection");
     c->conns[slot] = cn;
     fresh[nfresh++] = i;
@@ -488,7 +474,7 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
     for (int k = 0; k < nfresh; k++) {
       const comm_link_t *l = &links[fresh[k]];
       if (l->is_send != (pass == 0)) continue;
-      conn_t *cn = comm_conn(c, l->peer, l->channel, l->is_send);
+      tr_conn_t *cn = comm_conn(c, l->peer, l->channel, l->is_send);
       link_msg_t m;
       size_t len = sizeof m;
       res = boot_recv(c->boot, l->peer, link_tag(l->channel, !l->is_send), &m, &len, timeout);
@@ -522,7 +508,7 @@ static chorus_result_t comm_release(chorus_comm_t *c) {
   exec_workers_stop(c);
   tune_destroy(c->tune);
   for (size_t i = 0; c->conns && i < (size_t)c->nranks * COMM_CONN_SLOTS * 2; i++) {
-    conn_t *cn = c->conns[i];
+    tr_conn_t *cn = c->conns[i];
     if (!cn) continue;
     if (cn->tr) cn->tr->free(cn);
     free(cn);

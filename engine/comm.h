@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "bootstrap.h"
+#include "cache.h"
 #include "chorus.h"
 #include "params.h"
 #include "plan.h"
@@ -20,10 +21,10 @@
 #define COMM_CONN_SLOTS (PLAN_MAX_CHANNELS + 1)
 
 /* One enqueued call. */
-typedef enum { CALL_COLL = 0, CALL_SEND, CALL_RECV } call_kind_t;
+typedef enum { CALL_COLL = 0, CALL_SEND, CALL_RECV } comm_call_kind_t;
 
 typedef struct {
-  call_kind_t kind;
+  comm_call_kind_t kind;
   chorus_coll_t coll;
   const void *sendbuf;
   void *recvbuf;
@@ -33,7 +34,7 @@ typedef struct {
   int root; /* or the peer of a send/recv */
   chorus_comm_t *comm;
   void *cuda_stream; /* cudaStream_t of a CUDA chorus stream (NULL: none) */
-} call_t;
+} comm_call_t;
 
 /* The job the channel workers of one collective share. */
 typedef struct exec_job exec_job_t;
@@ -62,7 +63,7 @@ typedef struct {
 typedef struct {
   volatile int active;
   volatile int op_index, op_count, op_code, recv_peer, send_peer;
-  conn_t *volatile conn_in, *volatile conn_out;
+  tr_conn_t *volatile conn_in, *volatile conn_out;
 } comm_where_t;
 
 /* What one collective call was, as every rank must make it: the step tag
@@ -87,7 +88,7 @@ struct chorus_comm {
   chorus_result_t error;
   char errmsg[1024];
   pthread_mutex_t lock;      /* one call at a time runs on a communicator */
-  conn_t **conns;            /* [(peer * COMM_CONN_SLOTS + channel) * 2 + is_send] */
+  tr_conn_t **conns;            /* [(peer * COMM_CONN_SLOTS + channel) * 2 + is_send] */
   geom_conn_t geom;          /* the connections: chunk_bytes, step_bytes (core/geom.h) */
   uint32_t seq;              /* collective calls so far: part of every step's tag */
   uint32_t *p2p_sent, *p2p_recvd; /* [nranks] point-to-point messages so far */
@@ -141,7 +142,7 @@ chorus_result_t comm_fail_after(chorus_comm_t *c, chorus_result_t r, const char 
  * report if one comes; else the first failing rank's cause, appended;
  * else, for a socket that ended without one, whether the peer's process
  * still answers. Returns the error. */
-chorus_result_t comm_peer_failed(chorus_comm_t *c, const conn_t *cn, const char *at);
+chorus_result_t comm_peer_failed(chorus_comm_t *c, const tr_conn_t *cn, const char *at);
 
 /* The connection (peer, channel, direction), making it — with the peer doing
  * the same in its call — when it does not exist yet. `need` lists pairs
@@ -152,7 +153,7 @@ typedef struct {
 } comm_link_t;
 chorus_result_t comm_connect(chorus_comm_t *c, const comm_link_t *links, int nlinks);
 
-static inline conn_t *comm_conn(chorus_comm_t *c, int peer, int channel, int is_send) {
+static inline tr_conn_t *comm_conn(chorus_comm_t *c, int peer, int channel, int is_send) {
   return c->conns[((size_t)peer * COMM_CONN_SLOTS + channel) * 2 + is_send];
 }
 

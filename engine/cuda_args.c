@@ -5,6 +5,7 @@
 
 #include "cuda_args.h"
 #include "geom.h"
+#include "error.h"
 #include "params.h"
 
 /* The kernel interprets plan op codes and buffers by value. */

@@ -13,6 +13,8 @@
 #include <cuda_runtime.h>
 
 #include "transport/cuda_p2p.h"
+#include "log.h"
+#include "params.h"
 
 /* The ranks of one chorus_comm_init_all_cuda: rings between them, made on
  * first use by whichever end gets there first, and the host-mapped words. */
@@ -112,7 +114,7 @@ chorus_result_t cuda_attach(chorus_comm_t **comms, int nranks, const int *device
   for (int a = 0; a < nranks; a++)
     for (int b = 0; b < nranks; b++) {
       chorus_result_t res = cup_enable_peer(devices[a], devices[b]);
-      if (res != chorus_success) return res;
+      TRY(res);
     }
   clique_t *q = calloc(1, sizeof *q);
   if (!q) return err_set(chorus_out_of_memory, "out of memory");
@@ -170,7 +172,8 @@ chorus_result_t cuda_attach(chorus_comm_t **comms, int nranks, const int *device
     /* Every connection's counters into this rank, now, while no kernel of
      * ours runs: zeroing later would be work on a stream, and a stream can
      * queue behind a kernel that waits for this very rank. */
-    res = cup_counters_create(devices[r], (size_t)nranks * PLAN_MAX_CHANNELS, cr->setup_stream, &q->counters[r]);
+    res = cup_counters_create(devices[r], (size_t)nranks * PLAN_MAX_CHANNELS * sizeof(kcu_ring_t), cr->setup_stream,
+                              (void **)&q->counters[r]);
     if (res != chorus_success) goto fail;
     LOG_INFO_("INIT", "rank %d: CUDA device %d (%d multiprocessors, %d ranks on it)", r, devices[r], q->sms[r],
               q->on_device[r]);
@@ -283,7 +286,7 @@ chorus_result_t cuda_stage(chorus_comm_t *c, const void *src, size_t bytes, void
   return chorus_success;
 }
 
-chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const call_t *k, const void *in, uint32_t tag) {
+chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const comm_call_t *k, const void *in, uint32_t tag) {
   struct cuda_rank *cr = c->cuda;
   clique_t *q = cr->q;
   cudaError_t e = cudaSetDevice(cr->device);
@@ -296,11 +299,10 @@ chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const call_t *
                    c->rank, p->nchannels, cr->device, q->sms[c->rank], q->on_device[c->rank], cap);
   chorus_result_t res = check_buffer(c, k->sendbuf, "sendbuf");
   if (res == chorus_success) res = check_buffer(c, k->recvbuf, "recvbuf");
-  if (res != chorus_success) return res;
+  TRY(res);
   void *stream = k->cuda_stream ? k->cuda_stream : cr->call_stream;
   prep_t *pp = NULL;
-  res = prepare(c, p, (cudaStream_t)stream, &pp);
-  if (res != chorus_success) return res;
+  TRY(prepare(c, p, (cudaStream_t)stream, &pp));
   e = cudaStreamWaitEvent((cudaStream_t)stream, pp->uploaded, 0); /* a call on another stream than the upload's */
   if (e != cudaSuccess) return cu_err(c, e, "ordering the launch after the program's upload");
   int divide = k->op == chorus_avg && plan_coll_reduces(k->coll) && k->recvbuf &&
@@ -428,7 +430,7 @@ int cuda_built(void) { return 0; }
 chorus_result_t cuda_attach(chorus_comm_t **comms, int nranks, const int *devices) { return none(); }
 int cuda_device_of(const chorus_comm_t *c) { return -1; }
 int cuda_max_channels(const chorus_comm_t *c) { return 1; }
-chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const call_t *k, const void *in, uint32_t tag) {
+chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const comm_call_t *k, const void *in, uint32_t tag) {
   return none();
 }
 chorus_result_t cuda_stage(chorus_comm_t *c, const void *src, size_t bytes, void *stream, const void **out) {

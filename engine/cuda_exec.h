@@ -31,7 +31,7 @@ int cuda_max_channels(const chorus_comm_t *c);
 /* Launch one collective of a verified plan on the call's CUDA stream
  * (k->cuda_stream; NULL: the communicator's own, and wait for it). `in` is
  * the input to read (the caller's, or a staged copy made by cuda_stage). */
-chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const call_t *k, const void *in, uint32_t tag);
+chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const comm_call_t *k, const void *in, uint32_t tag);
 
 /* A device copy of `bytes` of src, in stream order on `stream` (NULL: the
  * communicator's own); cuda_exec_coll frees it after the kernel it feeds. */

@@ -24,12 +24,15 @@
 #include "mismatch.h"
 #include "tune.h"
 #include "verify.h"
+#include "log.h"
+#include "str.h"
+#include "params.h"
 
 
 struct exec_job {
   chorus_comm_t *comm;
   const plan_t *plan;
-  const call_t *call;
+  const comm_call_t *call;
   const char *in;
   char *out;
   geom_call_t g; /* the call's cut (core/geom.h) */
@@ -59,9 +62,9 @@ typedef struct {
   size_t *slen;
   size_t step;
   comm_where_t *where;
-} chan_t;
+} exec_chan_t;
 
-static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, const char *what) {
+static chorus_result_t wait_error(exec_chan_t *x, ring_wait_t w, const tr_conn_t *cn, const char *what) {
   chorus_comm_t *c = x->j->comm;
   /* A report on every failed wait, not only on a timeout: the first rank to
    * time out aborts its peers, and their reports complete the picture. */
@@ -86,7 +89,7 @@ static chorus_result_t wait_error(chan_t *x, ring_wait_t w, const conn_t *cn, co
   }
 }
 
-static chorus_result_t mismatch(chan_t *x, const conn_t *cn, const char *why) {
+static chorus_result_t mismatch(exec_chan_t *x, const tr_conn_t *cn, const char *why) {
   chorus_comm_t *c = x->j->comm;
   return comm_fail(c, chorus_invalid_usage,
                    "rank %d channel %d: rank %d's call differs from this rank's %s (%s): every rank must make the "
@@ -102,7 +105,7 @@ static inline size_t chunk_span(const geom_chan_t *g, size_t base, int q, size_t
   return n;
 }
 
-static inline char *chunk(chan_t *x, int buf, int c, size_t *len) {
+static inline char *chunk(exec_chan_t *x, int buf, int c, size_t *len) {
   exec_job_t *j = x->j;
   if (buf == PLAN_BUF_SCRATCH) {
     *len = x->slen[c];
@@ -117,7 +120,7 @@ static inline char *chunk(chan_t *x, int buf, int c, size_t *len) {
 
 static inline size_t piece_size(size_t len, size_t step) { return geom_piece(len, step, GEOM_STEPS_PER_CHUNK, GEOM_MIN_STEP); }
 
-static chorus_result_t op_send(chan_t *x, conn_t *out, const char *src, size_t len) {
+static chorus_result_t op_send(exec_chan_t *x, tr_conn_t *out, const char *src, size_t len) {
   size_t off = 0, p = piece_size(len, x->step);
   do {
     size_t n = len - off < p ? len - off : p;
@@ -136,7 +139,7 @@ static chorus_result_t op_send(chan_t *x, conn_t *out, const char *src, size_t l
  *   src != NULL: dst = src (+) in  (recv_reduce*, dst may be NULL)
  * and when out != NULL the result is also sent on. `expect` is the length
  * the result must have ((size_t)-1: unknown, a scratch destination). */
-static chorus_result_t op_recv(chan_t *x, conn_t *in, conn_t *out, const char *src, char *dst, size_t expect,
+static chorus_result_t op_recv(exec_chan_t *x, tr_conn_t *in, tr_conn_t *out, const char *src, char *dst, size_t expect,
                                size_t *got) {
   exec_job_t *j = x->j;
   size_t off = 0, cap = expect == (size_t)-1 ? x->g.ce * j->g.es : expect;
@@ -173,7 +176,7 @@ static chorus_result_t op_recv(chan_t *x, conn_t *in, conn_t *out, const char *s
   return chorus_success;
 }
 
-static chorus_result_t run_op(chan_t *x, const plan_op_t *op) {
+static chorus_result_t run_op(exec_chan_t *x, const plan_op_t *op) {
   chorus_comm_t *c = x->j->comm;
   size_t slen = 0, dlen = 0, got = 0;
   const char *src = NULL;
@@ -181,8 +184,8 @@ static chorus_result_t run_op(chan_t *x, const plan_op_t *op) {
   if (plan_op_reads_src(op->code)) src = chunk(x, op->src_buf, op->src_chunk, &slen);
   if (plan_op_writes_dst(op->code)) dst = chunk(x, op->dst_buf, op->dst_chunk, &dlen);
   int dscratch = plan_op_writes_dst(op->code) && op->dst_buf == PLAN_BUF_SCRATCH;
-  conn_t *in = plan_op_receives(op->code) ? comm_conn(c, op->recv_peer, x->ch, 0) : NULL;
-  conn_t *out = plan_op_sends(op->code) ? comm_conn(c, op->send_peer, x->ch, 1) : NULL;
+  tr_conn_t *in = plan_op_receives(op->code) ? comm_conn(c, op->recv_peer, x->ch, 0) : NULL;
+  tr_conn_t *out = plan_op_sends(op->code) ? comm_conn(c, op->send_peer, x->ch, 1) : NULL;
   comm_where_t *w = x->where;
   w->op_code = op->code, w->recv_peer = in ? op->recv_peer : -1, w->send_peer = out ? op->send_peer : -1;
   w->conn_in = in, w->conn_out = out;
@@ -219,12 +222,12 @@ static chorus_result_t run_op(chan_t *x, const plan_op_t *op) {
  * is taken (over sockets a flush: one round trip), and so fails in the same
  * call. Not by default: on 2 ranks on 2 loaded cores that made an 8-byte
  * broadcast 3-7x slower (2026-12-03). */
-static chorus_result_t check_sends(chan_t *x, const plan_prog_t *prog, const plan_op_t *ops) {
+static chorus_result_t check_sends(exec_chan_t *x, const plan_prog_t *prog, const plan_op_t *ops) {
   for (uint32_t i = 0; i < prog->count; i++)
     if (plan_op_receives(ops[i].code)) return chorus_success;
   for (uint32_t i = 0; i < prog->count; i++) {
     if (!plan_op_sends(ops[i].code) || (i && ops[i - 1].send_peer == ops[i].send_peer)) continue;
-    conn_t *out = comm_conn(x->j->comm, ops[i].send_peer, x->ch, 1);
+    tr_conn_t *out = comm_conn(x->j->comm, ops[i].send_peer, x->ch, 1);
     ring_t *r = &out->ring;
     ring_wait_t w = RING_OK;
     if (!x->j->confirm) {
@@ -242,7 +245,7 @@ static chorus_result_t check_sends(chan_t *x, const plan_prog_t *prog, const pla
 static chorus_result_t run_channel(exec_job_t *j, int ch) {
   chorus_comm_t *c = j->comm;
   const plan_t *p = j->plan;
-  chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->geom.step_bytes, .where = &c->where[ch]};
+  exec_chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->geom.step_bytes, .where = &c->where[ch]};
   x.g = geom_chan(&j->g, ch);
   if (!x.g.part_len) return chorus_success;
   x.scratch = c->scratch[ch];
@@ -256,12 +259,11 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
     for (uint32_t i = 0; i < prog->count; i++) {
       x.where->op_index = (int)i;
       chorus_result_t res = run_op(&x, &ops[i]);
-      if (res != chorus_success) return res; /* where stays: a report after the failure shows it */
+      TRY(res); /* where stays: a report after the failure shows it */
     }
   }
   x.where->active = 0;
-  chorus_result_t res = check_sends(&x, prog, ops);
-  if (res != chorus_success) return res;
+  TRY(check_sends(&x, prog, ops));
   if (j->call->op == chorus_avg && plan_coll_reduces(j->call->coll) && j->out &&
       (j->call->coll != chorus_reduce || c->rank == j->call->root))
     kern_divide(j->out + x.g.part_off * j->g.es, x.g.part_len, j->call->dt, c->nranks);
@@ -385,12 +387,11 @@ static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, 
   }
   res = comm_connect(c, links, n);
   free(links);
-  if (res != chorus_success) return res;
+  TRY(res);
   if (p->scratch_chunks) {
     for (int ch = 0; ch < p->nchannels; ch++) {
       size_t want = (size_t)p->scratch_chunks * (c->geom.chunk_bytes + sizeof(size_t));
-      res = grow(c, &c->scratch[ch], &c->scratch_size[ch], want);
-      if (res != chorus_success) return res;
+      TRY(grow(c, &c->scratch[ch], &c->scratch_size[ch], want));
     }
   }
 memo:
@@ -403,7 +404,7 @@ memo:
   return chorus_success;
 }
 
-static chorus_result_t check_call(chorus_comm_t *c, const call_t *k) {
+static chorus_result_t check_call(chorus_comm_t *c, const comm_call_t *k) {
   if ((unsigned)k->dt >= chorus_num_dtypes)
     return err_set(chorus_invalid_argument, "rank %d: data type %d is not a chorus_dtype_t", c->rank, (int)k->dt);
   if (k->kind == CALL_COLL) {
@@ -454,16 +455,12 @@ static chorus_result_t cand_plan(void *ctx, const char *algo, int nch, const pla
   return res == chorus_success && (*out)->nchannels != nch ? chorus_invalid_argument : res;
 }
 
-static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
-  chorus_result_t res;
-  ++c->seq;
-  if (!k->count) return chorus_success;
-  size_t es = chorus_dtype_size(k->dt);
-  int in_units, out_units;
-  plan_coll_units(k->coll, c->nranks, &in_units, &out_units);
-  size_t bytes = k->count * es * (size_t)(in_units > out_units ? in_units : out_units);
-  char algo[64];
-  int nch;
+/* The algorithm and channel count for call k: the tuner's (or the rules'),
+ * unless CHORUS_ALGO, the benchmark's force or CHORUS_NCHANNELS say
+ * otherwise; on a GPU, channels enough to fill it. *forced: an algorithm
+ * was forced. */
+static void choose(chorus_comm_t *c, const comm_call_t *k, size_t bytes, char *algo, size_t algolen, int *nch,
+                   int *forced) {
   const char *env_algo = param_str(PARAM_ALGO);
   int env_forced = env_algo[0] && !tune_algo_is_list(env_algo);
   if (!c->force_algo[0] && !env_forced) {
@@ -472,39 +469,107 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
       c->tune = tune_create(c->nranks, c->nhosts, c->nlocal, c->host_of, c->geom.buffsize);
     }
     cand_ctx_t cx = {c, k->coll, plan_coll_rooted(k->coll) ? k->root : 0};
-    tune_choose(c->tune, k->coll, c->nranks, c->nlocal, k->count, k->dt, bytes, cand_plan, &cx, algo, sizeof algo,
-                &nch);
+    tune_choose(c->tune, k->coll, c->nranks, c->nlocal, k->count, k->dt, bytes, cand_plan, &cx, algo, algolen, nch);
   } else {
-    tune_select(k->coll, c->nranks, c->nlocal, bytes, algo, sizeof algo, &nch);
+    tune_select(k->coll, c->nranks, c->nlocal, bytes, algo, algolen, nch);
   }
-  if (env_forced) str_copy(algo, sizeof algo, env_algo);
-  if (c->force_algo[0]) str_copy(algo, sizeof algo, c->force_algo);
+  if (env_forced) str_copy(algo, algolen, env_algo);
+  if (c->force_algo[0]) str_copy(algo, algolen, c->force_algo);
   /* On a GPU a channel is a thread block: the CPU cost model's count is far
    * too few to fill the GPU's memory bandwidth. */
   if (c->cuda) {
     int cap = cuda_max_channels(c);
-    nch = cap < CUDA_DEFAULT_CHANNELS ? cap : CUDA_DEFAULT_CHANNELS;
+    *nch = cap < CUDA_DEFAULT_CHANNELS ? cap : CUDA_DEFAULT_CHANNELS;
   }
-  if (param_int(PARAM_NCHANNELS) > 0) nch = (int)param_int(PARAM_NCHANNELS);
-  if (c->force_nchannels > 0) nch = c->force_nchannels;
-  if (nch > PLAN_MAX_CHANNELS) nch = PLAN_MAX_CHANNELS;
+  if (param_int(PARAM_NCHANNELS) > 0) *nch = (int)param_int(PARAM_NCHANNELS);
+  if (c->force_nchannels > 0) *nch = c->force_nchannels;
+  if (*nch > PLAN_MAX_CHANNELS) *nch = PLAN_MAX_CHANNELS;
+  *forced = c->force_algo[0] || env_forced;
+}
+
+/* The plan of algo for call k. A chosen algorithm that declines the shape
+ * falls back to the default; a forced one only when it does not implement
+ * this collective at all (as with NCCL_ALGO: -a direct still lets the
+ * harness's own allreduce run). algo becomes the one used. */
+static chorus_result_t plan_for(chorus_comm_t *c, const comm_call_t *k, char *algo, size_t algolen, int nch,
+                                int forced, const plan_t **p) {
   int root = plan_coll_rooted(k->coll) ? k->root : 0;
-  const plan_t *p;
-  res = get_plan(c, k->coll, root, algo, nch, &p);
-  /* A chosen algorithm that declines the shape falls back to the default; a
-   * forced one only when it does not implement this collective at all (as
-   * with NCCL_ALGO: -a direct still lets the harness's own allreduce run). */
-  int forced = c->force_algo[0] || env_forced;
+  chorus_result_t res = get_plan(c, k->coll, root, algo, nch, p);
   int lacks = res != chorus_success && strstr(chorus_last_error(), "does not implement") != NULL;
   if (res != chorus_success && (!forced || lacks) && strcmp(algo, tune_fallback(k->coll)) != 0) {
     LOG_INFO_("TUNE", "%s for %s declined (%s); using %s", algo, chorus_coll_name(k->coll), chorus_last_error(),
               tune_fallback(k->coll));
-    snprintf(algo, sizeof algo, "%s", tune_fallback(k->coll));
-    res = get_plan(c, k->coll, root, algo, nch, &p);
+    snprintf(algo, algolen, "%s", tune_fallback(k->coll));
+    res = get_plan(c, k->coll, root, algo, nch, p);
   }
   if (res != chorus_success)
     return comm_fail(c, res, "rank %d: no plan for %s with algorithm '%s' on %d ranks: %s", c->rank,
                      chorus_coll_name(k->coll), algo, c->nranks, chorus_last_error());
+  return chorus_success;
+}
+
+/* In place is what the verifier proved for the canonical aliasing; any
+ * other overlap, and alltoall in place, reads a staged copy of the input
+ * (j->in becomes the copy). */
+static chorus_result_t stage_input(chorus_comm_t *c, const comm_call_t *k, size_t in_bytes, size_t out_bytes,
+                                   exec_job_t *j) {
+  size_t es = chorus_dtype_size(k->dt);
+  const char *ib = k->sendbuf, *ob = k->recvbuf;
+  if (!ib || !ob || ib >= ob + out_bytes || ob >= ib + in_bytes) return chorus_success;
+  int canonical = (k->coll == chorus_allgather && ib == ob + (size_t)c->rank * k->count * es) ||
+                  (k->coll == chorus_reducescatter && ob == ib + (size_t)c->rank * k->count * es) ||
+                  (ib == ob && k->coll != chorus_alltoall && k->coll != chorus_allgather &&
+                   k->coll != chorus_reducescatter);
+  if (canonical) return chorus_success;
+  if (c->cuda) {
+    const void *staged;
+    TRY(cuda_stage(c, ib, in_bytes, k->cuda_stream, &staged));
+    j->in = staged;
+  } else {
+    TRY(grow(c, &c->stage, &c->stage_size, in_bytes));
+    kern_copy(c->stage, ib, in_bytes);
+    j->in = c->stage;
+  }
+  return chorus_success;
+}
+
+/* Job j on every channel: channel 0 on this thread, the others on the
+ * workers, and wait for them all. */
+static chorus_result_t run_channels(chorus_comm_t *c, exec_job_t *j) {
+  int nch = j->plan->nchannels;
+  TRY(workers_ensure(c, nch));
+  if (nch > 1) {
+    c->job = j;
+    __atomic_store_n(&c->work_left, (uint32_t)(nch - 1), __ATOMIC_RELEASE);
+    __atomic_add_fetch(&c->work_gen, 1, __ATOMIC_ACQ_REL);
+    pfutex_wake(&c->work_gen);
+  }
+  j->res[0] = run_channel(j, 0);
+  if (nch > 1) {
+    long spin = param_int(PARAM_SPIN), i = 0;
+    uint32_t left;
+    while ((left = __atomic_load_n(&c->work_left, __ATOMIC_ACQUIRE)) != 0) {
+      if (++i < spin) __builtin_ia32_pause();
+      else pfutex_wait(&c->work_left, left);
+    }
+  }
+  for (int ch = 0; ch < nch; ch++)
+    if (j->res[ch] != chorus_success) return c->error ? c->error : j->res[ch];
+  return chorus_success;
+}
+
+static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
+  ++c->seq;
+  if (!k->count) return chorus_success;
+  size_t es = chorus_dtype_size(k->dt);
+  int in_units, out_units;
+  plan_coll_units(k->coll, c->nranks, &in_units, &out_units);
+  size_t bytes = k->count * es * (size_t)(in_units > out_units ? in_units : out_units);
+  char algo[64];
+  int nch, forced;
+  const plan_t *p;
+  choose(c, k, bytes, algo, sizeof algo, &nch, &forced);
+  TRY(plan_for(c, k, algo, sizeof algo, nch, forced, &p));
   str_copy(c->last_algo, sizeof c->last_algo, algo);
   c->last_nchannels = p->nchannels;
 
@@ -521,54 +586,15 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const call_t *k) {
   j.tag = j.desc.tag;
   long every = param_int(PARAM_CONFIRM_SENDS);
   j.confirm = every > 0 && c->seq % (uint32_t)every == 0;
-  /* In place is what the verifier proved for the canonical aliasing; any
-   * other overlap, and alltoall in place, reads a staged copy of the input. */
-  size_t in_bytes = k->count * es * (size_t)in_units, out_bytes = k->count * es * (size_t)out_units;
-  const char *ib = k->sendbuf, *ob = k->recvbuf;
-  if (ib && ob && ib < ob + out_bytes && ob < ib + in_bytes) {
-    int canonical = (k->coll == chorus_allgather && ib == ob + (size_t)c->rank * k->count * es) ||
-                    (k->coll == chorus_reducescatter && ob == ib + (size_t)c->rank * k->count * es) ||
-                    (ib == ob && k->coll != chorus_alltoall && k->coll != chorus_allgather &&
-                     k->coll != chorus_reducescatter);
-    if (!canonical && c->cuda) {
-      const void *staged;
-      res = cuda_stage(c, ib, in_bytes, k->cuda_stream, &staged);
-      if (res != chorus_success) return res;
-      j.in = staged;
-    } else if (!canonical) {
-      res = grow(c, &c->stage, &c->stage_size, in_bytes);
-      if (res != chorus_success) return res;
-      kern_copy(c->stage, ib, in_bytes);
-      j.in = c->stage;
-    }
-  }
+  TRY(stage_input(c, k, k->count * es * (size_t)in_units, k->count * es * (size_t)out_units, &j));
   if (c->cuda) return cuda_exec_coll(c, p, k, j.in, j.tag);
-  res = workers_ensure(c, p->nchannels);
-  if (res != chorus_success) return res;
-  if (p->nchannels > 1) {
-    c->job = &j;
-    __atomic_store_n(&c->work_left, (uint32_t)(p->nchannels - 1), __ATOMIC_RELEASE);
-    __atomic_add_fetch(&c->work_gen, 1, __ATOMIC_ACQ_REL);
-    pfutex_wake(&c->work_gen);
-  }
-  j.res[0] = run_channel(&j, 0);
-  if (p->nchannels > 1) {
-    long spin = param_int(PARAM_SPIN), i = 0;
-    uint32_t left;
-    while ((left = __atomic_load_n(&c->work_left, __ATOMIC_ACQUIRE)) != 0) {
-      if (++i < spin) __builtin_ia32_pause();
-      else pfutex_wait(&c->work_left, left);
-    }
-  }
-  for (int ch = 0; ch < p->nchannels; ch++)
-    if (j.res[ch] != chorus_success) return c->error ? c->error : j.res[ch];
-  return chorus_success;
+  return run_channels(c, &j);
 }
 
 /* --- point to point --- */
 
 typedef struct {
-  conn_t *conn;
+  tr_conn_t *conn;
   char *buf;
   size_t bytes, off;
   uint32_t tag;
@@ -576,29 +602,17 @@ typedef struct {
   int done, started;
 } p2p_t;
 
-static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncalls) {
-  chorus_result_t res = chorus_success;
-  int n = 0;
-  for (int i = 0; i < ncalls; i++) n += calls[i].kind != CALL_COLL;
-  if (!n) return chorus_success;
-  if (c->cuda)
-    return err_set(chorus_invalid_usage, "rank %d: a CUDA communicator runs collectives only (as CUDA kernels); "
-                                         "send and recv need a communicator on host memory", c->rank);
-  p2p_t *ops = calloc((size_t)n, sizeof *ops);
-  comm_link_t *links = calloc((size_t)n, sizeof *links);
-  if (!ops || !links) {
-    free(ops);
-    free(links);
-    return comm_fail(c, chorus_out_of_memory, "out of memory");
-  }
+/* The point-to-point calls' ops, on their connections (made now when
+ * new), each after the earlier op on the same connection. */
+static chorus_result_t p2p_prepare(chorus_comm_t *c, const comm_call_t *calls, int ncalls, p2p_t *ops,
+                                   comm_link_t *links, int n) {
   int m = 0;
   for (int i = 0; i < ncalls; i++)
     if (calls[i].kind != CALL_COLL) links[m++] = (comm_link_t){calls[i].root, COMM_P2P_CHANNEL, calls[i].kind == CALL_SEND};
-  res = comm_connect(c, links, n);
-  if (res != chorus_success) goto cleanup;
+  TRY(comm_connect(c, links, n));
   m = 0;
   for (int i = 0; i < ncalls; i++) {
-    const call_t *k = &calls[i];
+    const comm_call_t *k = &calls[i];
     if (k->kind == CALL_COLL) continue;
     int is_send = k->kind == CALL_SEND;
     p2p_t *o = &ops[m];
@@ -612,6 +626,70 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
       if (ops[q].conn == o->conn) o->prev = q;
     m++;
   }
+  return chorus_success;
+}
+
+/* One step of op o if its ring is ready: a send's next step into a slot, or
+ * a receive's next step out of one. *moved: a step moved. */
+static chorus_result_t p2p_step(chorus_comm_t *c, p2p_t *o, int *left, int *moved) {
+  ring_t *r = &o->conn->ring;
+  /* Steps already in the ring are taken even when the peer has since
+   * left (a receive ring's abort can follow the peer's last step). */
+  int ready = o->conn->is_send
+                  ? ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), r->pos - GEOM_NSTEPS + 1)
+                  : ring_passed(__atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE), r->pos + 1);
+  if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_ACQUIRE) && (o->conn->is_send || !ready))
+    return comm_peer_failed(c, o->conn, "during send/recv");
+  if (!ready) return chorus_success;
+  *moved = 1;
+  char *slot = r->slots + (size_t)(r->pos % GEOM_NSTEPS) * r->step_bytes;
+  if (o->conn->is_send) {
+    size_t nb = o->bytes - o->off < c->geom.step_bytes ? o->bytes - o->off : c->geom.step_bytes;
+    kern_copy(slot, o->buf + o->off, nb);
+    o->off += nb;
+    ring_post(r, (uint32_t)nb | (o->off < o->bytes ? RING_MORE : 0), o->tag);
+    if (o->off == o->bytes) o->done = 1, (*left)--;
+    return chorus_success;
+  }
+  uint64_t meta = r->ctrl->meta[r->pos % GEOM_NSTEPS];
+  size_t nb = (uint32_t)meta & ~RING_MORE;
+  if ((uint32_t)(meta >> 32) != o->tag || o->off + nb > o->bytes)
+    return comm_fail(c, chorus_invalid_usage,
+                     "rank %d: a message from rank %d does not match this receive of %zu bytes (sizes or order "
+                     "of send/recv differ)",
+                     c->rank, o->conn->peer, o->bytes);
+  kern_copy(o->buf + o->off, slot, nb);
+  o->off += nb;
+  ring_release(r);
+  if (!((uint32_t)meta & RING_MORE)) {
+    if (o->off != o->bytes)
+      return comm_fail(c, chorus_invalid_usage, "rank %d: rank %d sent %zu bytes, this receive expects %zu", c->rank,
+                       o->conn->peer, o->off, o->bytes);
+    o->done = 1, (*left)--;
+  }
+  return chorus_success;
+}
+
+/* Nothing moved for a while: a peer that died or no progress since `last`
+ * for longer than the timeout fails the call. */
+static chorus_result_t p2p_check_stuck(chorus_comm_t *c, const p2p_t *ops, int n, double last, double timeout) {
+  for (int i = 0; i < n; i++) {
+    int pid = ops[i].conn->ring.peer_pid;
+    if (!ops[i].done && ring_peer_gone(pid))
+      return comm_fail(c, chorus_remote_error, "rank %d: rank %d (pid %d) died during send/recv", c->rank,
+                       ops[i].conn->peer, pid);
+  }
+  if (tr_now() - last > timeout) {
+    hang_dump(c, "timeout");
+    return comm_fail(c, chorus_timeout, "rank %d: send/recv made no progress for %.0f s (CHORUS_TIMEOUT)", c->rank,
+                     timeout);
+  }
+  return chorus_success;
+}
+
+/* All point-to-point calls of a group at once: every op moves whenever its
+ * ring is ready, so that sends and receives in any order complete. */
+static chorus_result_t p2p_run(chorus_comm_t *c, p2p_t *ops, int n) {
   double timeout = (double)param_int(PARAM_TIMEOUT), last = tr_now();
   long spin = param_int(PARAM_SPIN);
   int left = n;
@@ -620,85 +698,46 @@ static chorus_result_t exec_p2p(chorus_comm_t *c, const call_t *calls, int ncall
     for (int i = 0; i < n; i++) {
       p2p_t *o = &ops[i];
       if (o->done || (o->prev >= 0 && !ops[o->prev].done)) continue;
-      ring_t *r = &o->conn->ring;
-      /* Steps already in the ring are taken even when the peer has since
-       * left (a receive ring's abort can follow the peer's last step). */
-      int ready = o->conn->is_send
-                      ? ring_passed(__atomic_load_n(&r->ctrl->tail, __ATOMIC_ACQUIRE), r->pos - GEOM_NSTEPS + 1)
-                      : ring_passed(__atomic_load_n(&r->ctrl->head, __ATOMIC_ACQUIRE), r->pos + 1);
-      if (__atomic_load_n(&r->ctrl->abort, __ATOMIC_ACQUIRE) && (o->conn->is_send || !ready)) {
-        res = comm_peer_failed(c, o->conn, "during send/recv");
-        goto cleanup;
-      }
-      if (!ready) continue;
-      if (o->conn->is_send) {
-        size_t nb = o->bytes - o->off < c->geom.step_bytes ? o->bytes - o->off : c->geom.step_bytes;
-        kern_copy(r->slots + (size_t)(r->pos % GEOM_NSTEPS) * r->step_bytes, o->buf + o->off, nb);
-        o->off += nb;
-        ring_post(r, (uint32_t)nb | (o->off < o->bytes ? RING_MORE : 0), o->tag);
-        if (o->off == o->bytes) o->done = 1, left--;
-      } else {
-        uint64_t meta = r->ctrl->meta[r->pos % GEOM_NSTEPS];
-        size_t nb = (uint32_t)meta & ~RING_MORE;
-        if ((uint32_t)(meta >> 32) != o->tag || o->off + nb > o->bytes) {
-          res = comm_fail(c, chorus_invalid_usage,
-                          "rank %d: a message from rank %d does not match this receive of %zu bytes (sizes or order "
-                          "of send/recv differ)",
-                          c->rank, o->conn->peer, o->bytes);
-          goto cleanup;
-        }
-        kern_copy(o->buf + o->off, r->slots + (size_t)(r->pos % GEOM_NSTEPS) * r->step_bytes, nb);
-        o->off += nb;
-        ring_release(r);
-        if (!((uint32_t)meta & RING_MORE)) {
-          if (o->off != o->bytes) {
-            res = comm_fail(c, chorus_invalid_usage, "rank %d: rank %d sent %zu bytes, this receive expects %zu",
-                            c->rank, o->conn->peer, o->off, o->bytes);
-            goto cleanup;
-          }
-          o->done = 1, left--;
-        }
-      }
-      moved = 1;
+      TRY(p2p_step(c, o, &left, &moved));
     }
     if (moved) {
       idle = 0;
       continue;
     }
-    if (c->stop) {
-      res = comm_fail_after(c, c->error ? c->error : chorus_remote_error, "rank %d: stopped during send/recv", c->rank);
-      goto cleanup;
-    }
+    if (c->stop)
+      return comm_fail_after(c, c->error ? c->error : chorus_remote_error, "rank %d: stopped during send/recv",
+                             c->rank);
     if (++idle < spin) {
       __builtin_ia32_pause();
       continue;
     }
     if (idle == spin) last = tr_now();
     sched_yield();
-    if ((idle & 255) == 0) {
-      for (int i = 0; i < n; i++) {
-        int pid = ops[i].conn->ring.peer_pid;
-        if (!ops[i].done && ring_peer_gone(pid)) {
-          res = comm_fail(c, chorus_remote_error, "rank %d: rank %d (pid %d) died during send/recv", c->rank,
-                          ops[i].conn->peer, pid);
-          goto cleanup;
-        }
-      }
-      if (tr_now() - last > timeout) {
-        hang_dump(c, "timeout");
-        res = comm_fail(c, chorus_timeout, "rank %d: send/recv made no progress for %.0f s (CHORUS_TIMEOUT)", c->rank,
-                        timeout);
-        goto cleanup;
-      }
-    }
+    if ((idle & 255) == 0) TRY(p2p_check_stuck(c, ops, n, last, timeout));
   }
+  return chorus_success;
+}
+
+static chorus_result_t exec_p2p(chorus_comm_t *c, const comm_call_t *calls, int ncalls) {
+  chorus_result_t res = chorus_success;
+  int n = 0;
+  for (int i = 0; i < ncalls; i++) n += calls[i].kind != CALL_COLL;
+  if (!n) return chorus_success;
+  if (c->cuda)
+    return err_set(chorus_invalid_usage, "rank %d: a CUDA communicator runs collectives only (as CUDA kernels); "
+                                         "send and recv need a communicator on host memory", c->rank);
+  p2p_t *ops = calloc((size_t)n, sizeof *ops);
+  comm_link_t *links = calloc((size_t)n, sizeof *links);
+  if (!ops || !links) CHECK(comm_fail(c, chorus_out_of_memory, "out of memory"));
+  CHECK(p2p_prepare(c, calls, ncalls, ops, links, n));
+  CHECK(p2p_run(c, ops, n));
 cleanup:
   free(ops);
   free(links);
   return res;
 }
 
-chorus_result_t exec_calls(chorus_comm_t *c, const call_t *calls, int ncalls) {
+chorus_result_t exec_calls(chorus_comm_t *c, const comm_call_t *calls, int ncalls) {
   chorus_result_t res = chorus_success;
   pthread_mutex_lock(&c->lock);
   log_set_rank(c->rank);
@@ -706,16 +745,12 @@ chorus_result_t exec_calls(chorus_comm_t *c, const call_t *calls, int ncalls) {
     res = err_set(c->error, "%s", c->errmsg);
     goto cleanup;
   }
-  for (int i = 0; i < ncalls; i++) {
-    res = check_call(c, &calls[i]);
-    if (res != chorus_success) goto cleanup;
-  }
+  for (int i = 0; i < ncalls; i++) CHECK(check_call(c, &calls[i]));
   for (int i = 0; i < ncalls; i++) {
     if (calls[i].kind != CALL_COLL) continue;
     c->call_kind = CALL_COLL, c->call_coll = calls[i].coll, c->call_count = calls[i].count;
     c->call_active = 1;
-    res = exec_coll(c, &calls[i]);
-    if (res != chorus_success) goto cleanup;
+    CHECK(exec_coll(c, &calls[i]));
     c->call_active = 0;
   }
   c->call_kind = CALL_SEND, c->call_count = (size_t)ncalls;

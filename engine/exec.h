@@ -10,7 +10,7 @@
 
 /* Run calls of one communicator (a group's share, or one call): collectives
  * in order, then all point-to-point calls together. Takes c->lock. */
-chorus_result_t exec_calls(chorus_comm_t *c, const call_t *calls, int ncalls);
+chorus_result_t exec_calls(chorus_comm_t *c, const comm_call_t *calls, int ncalls);
 
 /* Stop and join the channel workers. */
 void exec_workers_stop(chorus_comm_t *c);

@@ -14,6 +14,7 @@
  *   channel ch=X op=I/N code=NAME recv_peer=P send_peer=Q in_pos=. in_head=. out_pos=. out_tail=. waits=data|room|none peer=P
  */
 #include "hang.h"
+#include "params.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -139,7 +140,7 @@ int hang_dump(chorus_comm_t *c, const char *reason) {
     put_kv(o, "send_peer", w->send_peer);
     const char *waits = "none";
     int peer = -1;
-    conn_t *in = w->conn_in, *out = w->conn_out;
+    tr_conn_t *in = w->conn_in, *out = w->conn_out;
     if (in && in->ring.ctrl) {
       uint32_t pos = in->ring.pos, head = __atomic_load_n(&in->ring.ctrl->head, __ATOMIC_RELAXED);
       put_kv(o, "in_pos", pos);

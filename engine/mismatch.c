@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "transport/net.h"
+#include "log.h"
+#include "params.h"
 
 #define MM_TAG 0x20000000u
 enum { MM_ASK = 1, MM_ANSWER, MM_NOTE, MM_COMING };

@@ -20,8 +20,11 @@
 #include <unistd.h>
 
 #include "cost.h"
+#include "error.h"
 #include "params.h"
 #include "planner.h"
+#include "log.h"
+#include "str.h"
 
 #define TUNE_SMALL (32u << 10)
 #define TUNE_TWO_CHANNELS (1u << 20)

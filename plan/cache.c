@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner.h"
+#include "cache.h"
 #include "verify.h"
 
 typedef struct cache_entry {

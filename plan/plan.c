@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "error.h"
+
 static const char *const op_names[PLAN_NUM_OPS] = {
     [PLAN_OP_SEND] = "send",
     [PLAN_OP_RECV] = "recv",
@@ -176,8 +178,7 @@ chorus_result_t plan_append(plan_t *p, int rank, int channel, const plan_op_t *o
   /* Programs are contiguous: this op must extend the last program begun. */
   if (prog->first + prog->count != p->nops) return chorus_invalid_usage;
   if (p->nops == p->ops_cap) {
-    chorus_result_t r = grow_ops(p);
-    if (r != chorus_success) return r;
+    TRY(grow_ops(p));
   }
   p->ops[p->nops++] = *op;
   prog->count++;
@@ -191,8 +192,7 @@ chorus_result_t plan_join(plan_t *p, const plan_t *q) {
   uint8_t map[PLAN_MAX_FILES];
   for (int i = 0; i < q->nfiles; i++) map[i] = (uint8_t)plan_file_index(p, q->files[i]);
   while (p->ops_cap < p->nops + q->nops) {
-    chorus_result_t r = grow_ops(p);
-    if (r != chorus_success) return r;
+    TRY(grow_ops(p));
   }
   size_t base = p->nops;
   for (size_t i = 0; i < q->nops; i++) {

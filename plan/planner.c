@@ -18,6 +18,8 @@
 #include <lauxlib.h>
 
 #include "sandbox.h"
+#include "error.h"
+#include "params.h"
 
 #ifndef CHORUS_SOURCE_ALGOS
 #define CHORUS_SOURCE_ALGOS "algos"
@@ -61,8 +63,8 @@ static void set_err(planner_err_t *err, const char *fmt, ...) {
 
 const char *planner_algos_dir(void) {
   static char dir[PATH_MAX];
-  const char *env = getenv("CHORUS_ALGOS");
-  if (env && *env) return env;
+  const char *env = param_str(PARAM_ALGOS);
+  if (*env) return env;
   if (dir[0]) return dir;
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -796,8 +798,8 @@ static void *plan_part(void *arg) {
  * process may run on, at most PLANNER_MAX_THREADS; 1 for small plans. */
 static int plan_threads(const planner_req_t *req) {
   if (req->nranks < PLANNER_PARALLEL_RANKS) return 1;
-  const char *e = getenv("CHORUS_PLAN_THREADS");
-  long n = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  long n = param_int(PARAM_PLAN_THREADS);
+  if (n == 0) n = sysconf(_SC_NPROCESSORS_ONLN);
   if (n < 1) n = 1;
   if (n > PLANNER_MAX_THREADS) n = PLANNER_MAX_THREADS;
   return (int)n;
@@ -848,9 +850,8 @@ chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **o
 chorus_result_t planner_build(const planner_req_t *req, plan_t **out, planner_err_t *err) {
   planner_t *pl;
   *out = NULL;
-  chorus_result_t r = planner_open(&pl, req->algo, req->algos_dir, err);
-  if (r != chorus_success) return r;
-  r = planner_plan(pl, req, out, err);
+  TRY(planner_open(&pl, req->algo, req->algos_dir, err));
+  chorus_result_t r = planner_plan(pl, req, out, err);
   planner_close(pl);
   return r;
 }

@@ -68,15 +68,4 @@ int planner_resolve(const char *algo, const char *algos_dir, char *path, size_t 
  * sorted, comma-separated, into buf. */
 void planner_list(const char *algos_dir, char *buf, size_t len);
 
-/* A cache of plans keyed by (collective, algorithm, nranks, node shape,
- * root, channels, options). Plans in it are owned by the cache. */
-typedef struct plan_cache plan_cache_t;
-plan_cache_t *plan_cache_create(void);
-void plan_cache_destroy(plan_cache_t *c);
-/* Return the cached plan for req, building (and verifying, when verify is 1)
- * it on first use. *out is borrowed from the cache. */
-chorus_result_t plan_cache_get(plan_cache_t *c, const planner_req_t *req, int verify,
-                               const plan_t **out, planner_err_t *err);
-size_t plan_cache_size(const plan_cache_t *c);
-
 #endif

@@ -1,7 +1,7 @@
 /* verify.c -- the verifier (verify.h): every rank's program runs symbolically
  * in synchronous rounds under the engine's flow control, and what the outputs
- * hold is checked against the collective's postcondition. verify_explain
- * prints the same rounds for a person to follow. */
+ * hold is checked against the collective's postcondition. explain.c prints
+ * the same rounds for a person to follow. */
 #include "verify.h"
 
 #include <stdarg.h>
@@ -9,140 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* A connection never buffers more than this many chunks, whatever a caller
- * asks: it bounds the queues' memory. */
-#define VERIFY_MAX_SLOTS 4096
-
-/* Arrays from this size on are asked for huge pages (big_calloc). */
-#define VERIFY_HUGE (2u << 20)
-
-/* How many programs ahead a round fetches the next op. */
-#define VERIFY_PREFETCH 8
-
-/* What explain shows: more ranks or columns would not be read. */
-#define EXPLAIN_RANKS 8
-#define EXPLAIN_COLS 16
-#define EXPLAIN_CELL 64
-
-/* ======================================================================
- * Values. A chunk slot holds a handle: 0 = unwritten; < 0 the input chunk
- * (rank r, position c) itself, encoded without allocation since most slots
- * never hold anything else; > 0 an index into a refcounted pool of reduced
- * values (a position and a bitset of ranks). Copies and messages share a
- * handle; only reductions allocate. Because a reduction of overlapping sets
- * is a fault, the bitset equals the multiset of every run that gets that far.
- * ====================================================================== */
-typedef int64_t vval_t;
-
-typedef struct {
-  size_t words;      /* bitset words per value */
-  int32_t *pos;      /* [cap] input position the value reduces */
-  int32_t *count;    /* [cap] ranks in the set */
-  int32_t *ref;      /* [cap] references; the next free index while free */
-  uint64_t *bits;    /* [cap * words] */
-  int32_t cap, top;  /* top: first index never used (0 is the null handle) */
-  int32_t free_head; /* 0: none free */
-  size_t live, peak;
-} vpool_t;
-
-/* ======================================================================
- * Connections: one FIFO per (sender, receiver, channel) in use, found
- * through an open-addressing table, since n * n * channels queues cannot be
- * allocated densely at thousands of ranks. A queue is a ring of `slots`
- * messages, each with the sender's op index to name a message never
- * received.
- * ====================================================================== */
-typedef struct {
-  uint64_t key; /* connection key + 1, 0 = empty */
-  int64_t q;    /* its queue */
-} vtabent_t;
-
-typedef struct {
-  int slots;
-  vtabent_t *table; /* one probe, one cache line */
-  size_t tmask, tused;
-  uint64_t *key; /* [nq] connection key of each queue */
-  int32_t *head, *len;
-  vval_t *val;  /* [nq * slots] */
-  uint32_t *op; /* [nq * slots] */
-  size_t nq, qcap;
-} vconns_t;
-
-/* One (rank, channel) program: the next op, the round it is queued for, and
- * the queues its last receive and send used (most programs talk to the same
- * peers op after op, so this saves the table lookups). */
-typedef struct {
-  uint32_t pc;
-  int32_t rpeer, rq, speer, sq;
-  long stamp;
-} vprog_t;
-
-/* An op decided on in a round's read-only phase, with all its firing needs:
- * the fire phase then never goes back to the op array, whose ops of one
- * round lie on as many pages as there are programs. */
-typedef struct {
-  vval_t src;       /* the value it reads */
-  size_t dst;       /* the slot it writes */
-  int32_t pi;       /* its program */
-  int32_t rq, sq;   /* the queues it takes from and adds to, or -1 */
-  int32_t from, to; /* the programs of its sender and receiver, to wake */
-  uint32_t f;       /* OPF_ flags */
-} vfire_t;
-
-/* Where a buffer's chunks live in a program's slots: chunk c of the rank at
- * off + c, plus rank * k when by_rank; off < 0: the input itself, whose
- * value is computed, not stored. */
-typedef struct {
-  int64_t off;
-  int by_rank;
-} vmap_t;
-
-/* An op line of explain, gathered so that a round's op names share a column. */
-typedef struct {
-  char text[256];
-  const char *name;
-} explain_line_t;
-
-/* Op code properties, looked up once from plan.c's predicates. */
-enum { OPF_RECV = 1, OPF_SEND = 2, OPF_SRC = 4, OPF_DST = 8 };
-
-typedef struct {
-  const plan_t *p;
-  verify_result_t *res;
-  int inplace;
-  int n, nch, k, in_chunks, out_chunks;
-  int store_in;  /* the input has slots of its own (else it is computed) */
-  int need_in;   /* some run of this verification stores the input */
-  size_t stride; /* slots per program */
-  vmap_t map[PLAN_NUM_BUFS];
-  vmap_t root_in;          /* in place reduce: the root's input, which is its output */
-  int root_alias;          /* root_in applies */
-  int bufn[PLAN_NUM_BUFS]; /* chunks of each buffer */
-  vval_t *mem;             /* [nprogs * stride] */
-  size_t mem_len;
-  int used; /* mem holds an earlier run's values */
-  vpool_t pool;
-  vconns_t conns;
-  vprog_t *prog;
-  int32_t *cur, *next;
-  size_t ncur, nnext, nprogs, finished;
-  vfire_t *fire;
-  size_t nfire;
-  long round, rounds;
-  int fault_pi; /* the program whose fault this round was recorded, or -1 */
-  uint8_t opf[PLAN_NUM_OPS];
-  /* explain */
-  FILE *trace;
-  char (*cells)[EXPLAIN_CELL];
-  explain_line_t *lines;
-  size_t nlines, skipped;
-} vrun_t;
-
-/* The rank of program pi; most plans have one channel, and this is on
- * every op's path. */
-static inline int prog_rank(const vrun_t *R, int pi) {
-  return R->nch == 1 ? pi : pi / R->nch;
-}
+#include "verify_run.h"
 
 /* ---------------------------------------------------------------- pool */
 
@@ -216,18 +83,12 @@ static inline vval_t val_input(const vrun_t *R, int rank, int pos) {
   return -1 - ((int64_t)rank * R->in_chunks + pos);
 }
 
-static inline int val_pos(const vrun_t *R, vval_t v) {
-  return v < 0 ? (int)((-1 - v) % R->in_chunks) : R->pool.pos[v];
-}
 
 /* The one rank of an input handle (v < 0). */
 static inline int val_origin(const vrun_t *R, vval_t v) {
   return (int)((-1 - v) / R->in_chunks);
 }
 
-static inline int val_count(const vrun_t *R, vval_t v) {
-  return v < 0 ? 1 : R->pool.count[v];
-}
 
 static inline const uint64_t *val_bits(const vrun_t *R, vval_t v) {
   return R->pool.bits + (size_t)v * R->pool.words;
@@ -289,7 +150,7 @@ static vval_t val_reduce(vrun_t *R, vval_t a, vval_t b) {
 
 /* The value's ranks as ranges ("0,2-3"), cut short with "..." when they
  * do not fit. */
-static void val_ranks_text(const vrun_t *R, vval_t v, char *buf, size_t len) {
+void vrun_ranks_text(const vrun_t *R, vval_t v, char *buf, size_t len) {
   size_t used = 0;
   buf[0] = 0;
   for (int r = 0; r < R->n; r++) {
@@ -313,7 +174,7 @@ static void val_ranks_text(const vrun_t *R, vval_t v, char *buf, size_t len) {
 /* "rank 1", "ranks 0-2". */
 static void val_who(const vrun_t *R, vval_t v, char *buf, size_t len) {
   char set[256];
-  val_ranks_text(R, v, set, sizeof set);
+  vrun_ranks_text(R, v, set, sizeof set);
   snprintf(buf, len, "rank%s %s", val_count(R, v) > 1 ? "s" : "", set);
 }
 
@@ -480,9 +341,7 @@ static chorus_result_t run_vfail(vrun_t *R, int pi, uint32_t opi, const char *fm
   return chorus_verify_failed;
 }
 
-static chorus_result_t run_fail(vrun_t *R, int pi, uint32_t opi, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static chorus_result_t run_fail(vrun_t *R, int pi, uint32_t opi, const char *fmt, ...) {
+chorus_result_t vrun_fail(vrun_t *R, int pi, uint32_t opi, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   chorus_result_t r = run_vfail(R, pi, opi, fmt, ap);
@@ -503,20 +362,20 @@ static int buf_chunks(const plan_t *p, int b) {
 static chorus_result_t check_header(vrun_t *R) {
   const plan_t *p = R->p;
   int in_units, out_units;
-  if ((unsigned)p->coll >= chorus_num_collectives) return run_fail(R, -1, 0, "collective %d is unknown", (int)p->coll);
+  if ((unsigned)p->coll >= chorus_num_collectives) return vrun_fail(R, -1, 0, "collective %d is unknown", (int)p->coll);
   plan_coll_units(p->coll, p->nranks, &in_units, &out_units);
   if (p->nranks < 1 || p->nranks > PLAN_MAX_RANKS || p->nchannels < 1 || p->nchannels > PLAN_MAX_CHANNELS)
-    return run_fail(R, -1, 0, "%d ranks and %d channels: out of range", p->nranks, p->nchannels);
+    return vrun_fail(R, -1, 0, "%d ranks and %d channels: out of range", p->nranks, p->nchannels);
   if (p->nchunks < 1 || p->scratch_chunks < 0 || (int64_t)p->nchunks * p->nranks > INT32_MAX)
-    return run_fail(R, -1, 0, "%d chunks per unit and %d scratch chunks: out of range", p->nchunks, p->scratch_chunks);
+    return vrun_fail(R, -1, 0, "%d chunks per unit and %d scratch chunks: out of range", p->nchunks, p->scratch_chunks);
   if (p->in_units != in_units || p->out_units != out_units)
-    return run_fail(R, -1, 0, "the plan has %d input and %d output units; %s on %d ranks has %d and %d", p->in_units,
+    return vrun_fail(R, -1, 0, "the plan has %d input and %d output units; %s on %d ranks has %d and %d", p->in_units,
                     p->out_units, chorus_coll_name(p->coll), p->nranks, in_units, out_units);
-  if (p->root < 0 || p->root >= p->nranks) return run_fail(R, -1, 0, "root %d out of range", p->root);
-  if (!p->progs) return run_fail(R, -1, 0, "the plan has no programs");
+  if (p->root < 0 || p->root >= p->nranks) return vrun_fail(R, -1, 0, "root %d out of range", p->root);
+  if (!p->progs) return vrun_fail(R, -1, 0, "the plan has no programs");
   for (size_t pi = 0; pi < (size_t)p->nranks * p->nchannels; pi++)
     if ((uint64_t)p->progs[pi].first + p->progs[pi].count > p->nops)
-      return run_fail(R, -1, 0, "rank %d channel %d: program runs past the plan's %zu ops", (int)(pi / p->nchannels),
+      return vrun_fail(R, -1, 0, "rank %d channel %d: program runs past the plan's %zu ops", (int)(pi / p->nchannels),
                       (int)(pi % p->nchannels), p->nops);
   return chorus_success;
 }
@@ -524,22 +383,22 @@ static chorus_result_t check_header(vrun_t *R) {
 static chorus_result_t check_peer(vrun_t *R, int pi, uint32_t opi, const char *what, int peer) {
   int rank = pi / R->nch;
   if (peer < 0 || peer >= R->n)
-    return run_fail(R, pi, opi, "%s peer %d out of range (nranks %d, ranks count from 0)", what, peer, R->n);
-  if (peer == rank) return run_fail(R, pi, opi, "%s peer %d is this rank itself", what, peer);
+    return vrun_fail(R, pi, opi, "%s peer %d out of range (nranks %d, ranks count from 0)", what, peer, R->n);
+  if (peer == rank) return vrun_fail(R, pi, opi, "%s peer %d is this rank itself", what, peer);
   return chorus_success;
 }
 
 static chorus_result_t check_ref(vrun_t *R, int pi, uint32_t opi, int b, int c, int writes) {
   const plan_t *p = R->p;
-  if (b >= PLAN_NUM_BUFS) return run_fail(R, pi, opi, "buffer %d is not in, out or scratch", b);
+  if (b >= PLAN_NUM_BUFS) return vrun_fail(R, pi, opi, "buffer %d is not in, out or scratch", b);
   int n = buf_chunks(p, b), rank = pi / R->nch;
   if (c < 0 || c >= n)
-    return run_fail(R, pi, opi, "chunk %d out of range for %s (%d chunks, counting from 0)", c,
+    return vrun_fail(R, pi, opi, "chunk %d out of range for %s (%d chunks, counting from 0)", c,
                     plan_buf_name((plan_buf_t)b), n);
   if (writes && b == PLAN_BUF_INPUT)
-    return run_fail(R, pi, opi, "writes in[%d]: IN is read-only; write OUT or SCRATCH", c);
+    return vrun_fail(R, pi, opi, "writes in[%d]: IN is read-only; write OUT or SCRATCH", c);
   if (p->coll == chorus_reduce && b == PLAN_BUF_OUTPUT && rank != p->root)
-    return run_fail(R, pi, opi, "touches out[%d], but in reduce only the root (rank %d) has an output buffer", c,
+    return vrun_fail(R, pi, opi, "touches out[%d], but in reduce only the root (rank %d) has an output buffer", c,
                     p->root);
   return chorus_success;
 }
@@ -548,7 +407,7 @@ static chorus_result_t check_ref(vrun_t *R, int pi, uint32_t opi, int b, int c, 
  * with the words for the first thing wrong. */
 static chorus_result_t check_op(vrun_t *R, int pi, uint32_t opi) {
   const plan_op_t *op = &R->p->ops[R->p->progs[pi].first + opi];
-  if (op->code >= PLAN_NUM_OPS) return run_fail(R, pi, opi, "op code %d is not an op", op->code);
+  if (op->code >= PLAN_NUM_OPS) return vrun_fail(R, pi, opi, "op code %d is not an op", op->code);
   unsigned f = R->opf[op->code];
   chorus_result_t r = chorus_success;
   if (f & OPF_RECV) r = check_peer(R, pi, opi, "recv", op->recv_peer);
@@ -575,7 +434,7 @@ static inline int op_ok(const vrun_t *R, int rank, const plan_op_t *op) {
 
 /* ---------------------------------------------------------------- the run */
 
-static void run_fini(vrun_t *R) {
+void vrun_fini(vrun_t *R) {
   pool_fini(&R->pool);
   conns_fini(&R->conns);
   free(R->mem);
@@ -648,7 +507,7 @@ static vval_t input_value(const vrun_t *R, int rank, int c) {
   return val_input(R, rank, c);
 }
 
-static vval_t slot_read(const vrun_t *R, int pi, int b, int c) {
+vval_t vrun_slot_read(const vrun_t *R, int pi, int b, int c) {
   size_t s = slot_of(R, pi, b, c);
   return s == SIZE_MAX ? input_value(R, prog_rank(R, pi), c) : R->mem[s];
 }
@@ -798,7 +657,7 @@ static int run_examine(vrun_t *R, int pi) {
   vval_t src = 0;
   int32_t rq = -1, sq = -1;
   if (f & OPF_SRC) {
-    src = slot_read(R, pi, op->src_buf, op->src_chunk);
+    src = vrun_slot_read(R, pi, op->src_buf, op->src_chunk);
     if (!src) return fault_unwritten(R, pi, op);
   }
   if (f & OPF_RECV) {
@@ -833,7 +692,6 @@ static void run_wake(vrun_t *R, int pi) {
   R->next[R->nnext++] = pi;
 }
 
-static void explain_op(vrun_t *R, int pi, const plan_op_t *op, vval_t v);
 
 /* Fire one op decided on this round. Ops fired in one round cannot see each
  * other: each touches only its own rank's slots, and queues gain at the tail
@@ -875,8 +733,6 @@ static int cmp_fire(const void *a, const void *b) {
   return (x->pi > y->pi) - (x->pi < y->pi);
 }
 
-static void explain_round_start(vrun_t *R);
-static void explain_round_end(vrun_t *R);
 
 /* Synchronous rounds, event-driven: a round examines only the programs that
  * fired in the last one or whose connections changed, so the cost follows
@@ -943,7 +799,7 @@ static chorus_result_t report_cycle(vrun_t *R, const int32_t *cyc, size_t len, i
   if (any_send && used < sizeof text)
     snprintf(text + used, sizeof text - used, " (a send waits while its connection holds %d chunks not yet received)",
              R->conns.slots);
-  run_fail(R, -1, 0, "%s", text);
+  vrun_fail(R, -1, 0, "%s", text);
   R->res->rank = cyc[0] / R->nch;
   R->res->channel = cyc[0] % R->nch;
   R->res->op = (int)R->prog[cyc[0]].pc;
@@ -968,11 +824,11 @@ static chorus_result_t report_deadlock(vrun_t *R) {
     int sends, peer = blocked_on(R, pi, &sends), next = peer * R->nch + pi % R->nch;
     if (R->prog[next].pc == R->p->progs[next].count) {
       if (sends)
-        r = run_fail(R, pi, R->prog[pi].pc,
+        r = vrun_fail(R, pi, R->prog[pi].pc,
                      "send to rank %d, which finished without receiving it (the connection's %d slots are full)", peer,
                      R->conns.slots);
       else
-        r = run_fail(R, pi, R->prog[pi].pc, "recv from rank %d, which finished without sending it", peer);
+        r = vrun_fail(R, pi, R->prog[pi].pc, "recv from rank %d, which finished without sending it", peer);
       goto cleanup;
     }
     if (seen[next]) {
@@ -1023,7 +879,7 @@ static chorus_result_t check_leftovers(vrun_t *R) {
   if (best_pi < 0) return chorus_success;
   char ref[48];
   sent_ref(&R->p->ops[R->p->progs[best_pi].first + best_op], ref, sizeof ref);
-  return run_fail(R, best_pi, best_op, "sends %s to rank %d, which never receives it", ref, best_to);
+  return vrun_fail(R, best_pi, best_op, "sends %s to rank %d, which never receives it", ref, best_to);
 }
 
 /* The postcondition at output chunk o of a rank: the input position it must
@@ -1079,10 +935,10 @@ static chorus_result_t output_fail(vrun_t *R, int pi, int o, const char *fmt, ..
     /* "rank 0 channel 1 op 3 (...)" without its rank and channel, which the
      * message names first. */
     const char *opi = strstr(where, " op ");
-    run_fail(R, -1, 0, "rank %d channel %d output chunk %d %s; written last by%s", pi / R->nch, pi % R->nch, o, detail,
+    vrun_fail(R, -1, 0, "rank %d channel %d output chunk %d %s; written last by%s", pi / R->nch, pi % R->nch, o, detail,
              opi ? opi : where);
   } else {
-    run_fail(R, -1, 0, "rank %d channel %d output chunk %d %s; no op of this rank and channel writes it", pi / R->nch,
+    vrun_fail(R, -1, 0, "rank %d channel %d output chunk %d %s; no op of this rank and channel writes it", pi / R->nch,
              pi % R->nch, o, detail);
   }
   R->res->rank = pi / R->nch;
@@ -1094,17 +950,17 @@ static chorus_result_t output_fail(vrun_t *R, int pi, int o, const char *fmt, ..
 static chorus_result_t check_chunk(vrun_t *R, int pi, int o) {
   int rank = pi / R->nch, pos, from;
   expect_at(R, rank, o, &pos, &from);
-  vval_t v = slot_read(R, pi, PLAN_BUF_OUTPUT, o);
+  vval_t v = vrun_slot_read(R, pi, PLAN_BUF_OUTPUT, o);
   char set[320];
   if (!v) return output_fail(R, pi, o, "was never written");
   if (val_pos(R, v) != pos)
     return output_fail(R, pi, o, "holds the data of position in[%d], expected in[%d]", val_pos(R, v), pos);
   if (from < 0 && val_count(R, v) != R->n) {
-    val_ranks_text(R, v, set, sizeof set);
+    vrun_ranks_text(R, v, set, sizeof set);
     return output_fail(R, pi, o, "lacks the contribution of rank %d (holds %s)", val_missing(R, v), set);
   }
   if (from >= 0 && v > 0) {
-    val_ranks_text(R, v, set, sizeof set);
+    vrun_ranks_text(R, v, set, sizeof set);
     return output_fail(R, pi, o, "holds a reduction of ranks %s, expected rank %d's data", set, from);
   }
   if (from >= 0 && val_origin(R, v) != from)
@@ -1125,18 +981,18 @@ static chorus_result_t check_outputs(vrun_t *R) {
 
 /* One whole run: set up, rounds, and the checks after them. The plan's
  * header was checked; its ops are checked as the rounds reach them. */
-static chorus_result_t run_all(vrun_t *R) {
+chorus_result_t vrun_all(vrun_t *R) {
   chorus_result_t r = run_setup(R);
   if (!r) r = run_rounds(R);
   if (!r && R->finished < R->nprogs) r = report_deadlock(R);
   if (!r) r = check_leftovers(R);
   if (!r) r = check_outputs(R);
-  if (r == chorus_out_of_memory) run_fail(R, -1, 0, "out of memory while verifying");
+  if (r == chorus_out_of_memory) vrun_fail(R, -1, 0, "out of memory while verifying");
   if (R->pool.peak > R->res->peak_values) R->res->peak_values = R->pool.peak;
   return r;
 }
 
-static void res_init(verify_result_t *res) {
+void vrun_res_init(verify_result_t *res) {
   res->msg[0] = 0;
   res->rank = res->channel = res->op = -1;
   res->rounds = 0;
@@ -1144,7 +1000,7 @@ static void res_init(verify_result_t *res) {
 }
 
 /* The header check, then a run ready to set up; slots as given. */
-static chorus_result_t run_open(vrun_t *R, const plan_t *p, verify_result_t *res, int slots) {
+chorus_result_t vrun_open(vrun_t *R, const plan_t *p, verify_result_t *res, int slots) {
   memset(R, 0, sizeof *R);
   R->p = p;
   R->res = res;
@@ -1156,7 +1012,7 @@ static chorus_result_t run_open(vrun_t *R, const plan_t *p, verify_result_t *res
 chorus_result_t verify_plan(const plan_t *p, const verify_opts_t *opts, verify_result_t *res) {
   verify_result_t local;
   if (!res) res = &local;
-  res_init(res);
+  vrun_res_init(res);
   if (!p) return chorus_invalid_argument;
   int slots = opts && opts->slots ? opts->slots : GEOM_SLOT_CHUNKS, mode = opts ? opts->inplace : 0;
   if (slots < 1 || slots > VERIFY_MAX_SLOTS || mode < -1 || mode > 2) {
@@ -1171,259 +1027,16 @@ chorus_result_t verify_plan(const plan_t *p, const verify_opts_t *opts, verify_r
     return chorus_invalid_argument;
   }
   vrun_t R;
-  chorus_result_t r = run_open(&R, p, res, slots);
+  chorus_result_t r = vrun_open(&R, p, res, slots);
   R.need_in = mode != 2 && p->coll == chorus_reducescatter;
   long rounds = 0;
   for (int inplace = 0; inplace < 2 && !r; inplace++) {
     if ((inplace && (mode == 2 || p->coll == chorus_alltoall)) || (!inplace && mode == 1)) continue;
     R.inplace = inplace;
-    r = run_all(&R);
+    r = vrun_all(&R);
     if (!inplace || mode == 1) rounds = R.rounds;
   }
-  run_fini(&R);
+  vrun_fini(&R);
   res->rounds = rounds;
-  return r;
-}
-
-/* ======================================================================
- * explain: the out-of-place run, printed round by round.
- * ====================================================================== */
-
-/* A value as explain shows it at chunk index `at`: for reductions the set
- * of ranks ("{0-3}", with "@in[5]" when it is another position than the
- * chunk it sits in), for data movement its origin ("r2.in[0]"). */
-static void explain_value(const vrun_t *R, vval_t v, int at, char *buf, size_t len) {
-  char set[EXPLAIN_CELL - 24];
-  if (!v) {
-    snprintf(buf, len, ".");
-    return;
-  }
-  val_ranks_text(R, v, set, sizeof set);
-  int pos = val_pos(R, v);
-  if (plan_coll_reduces(R->p->coll) && pos == at)
-    snprintf(buf, len, "{%s}", set);
-  else if (plan_coll_reduces(R->p->coll))
-    snprintf(buf, len, "{%s}@in[%d]", set, pos);
-  else if (val_count(R, v) == 1)
-    snprintf(buf, len, "r%s.in[%d]", set, pos);
-  else
-    snprintf(buf, len, "{%s}.in[%d]", set, pos);
-}
-
-static void explain_label(const vrun_t *R, int pi, char *buf, size_t len) {
-  if (R->nch > 1)
-    snprintf(buf, len, "r%d ch%d", pi / R->nch, pi % R->nch);
-  else
-    snprintf(buf, len, "r%d", pi / R->nch);
-}
-
-static void explain_header(const vrun_t *R) {
-  const plan_t *p = R->p;
-  FILE *f = R->trace;
-  fprintf(f, "%s %s%s%s%s: %d rank%s on %d node%s, %d channel%s, %d chunk%s per unit\n",
-          p->algo[0] ? p->algo : "unnamed", chorus_coll_name(p->coll), p->opts[0] ? " (" : "", p->opts,
-          p->opts[0] ? ")" : "", R->n, R->n > 1 ? "s" : "", p->shape.nnodes, p->shape.nnodes > 1 ? "s" : "", R->nch,
-          R->nch > 1 ? "s" : "", R->k, R->k > 1 ? "s" : "");
-  fprintf(f, "each rank and channel has in[0..%d] and out[0..%d]", R->in_chunks - 1, R->out_chunks - 1);
-  if (p->scratch_chunks) fprintf(f, " and scratch[0..%d]", p->scratch_chunks - 1);
-  fprintf(f, "; a connection buffers %d chunks\n", R->conns.slots);
-  if (p->coll == chorus_broadcast)
-    fprintf(f, "only the root's (rank %d) in holds data; the others receive it\n", p->root);
-  else if (p->coll == chorus_reduce)
-    fprintf(f, "every rank's in holds its own data; only the root (rank %d) has an out ('-' elsewhere)\n", p->root);
-  else
-    fprintf(f, "every rank's in holds its own data\n");
-  fprintf(f, "each round, every rank runs its next op if its message has arrived and its send has room\n");
-  char all[32] = "{0}";
-  if (R->n > 1) snprintf(all, sizeof all, "{0-%d}", R->n - 1);
-  if (plan_coll_reduces(p->coll))
-    fprintf(f,
-            "a value is the set of ranks whose data it holds: %s = reduced over all ranks; '.' = not written;\n"
-            "@in[p] marks a value of input position p sitting in another chunk\n",
-            all);
-  else
-    fprintf(f, "a value is the rank and input chunk it came from: r2.in[0] = rank 2's in[0]; '.' = not written\n");
-}
-
-/* "r1: out[3] = in[3] + from r0 -> {0-1}, sent to r2". */
-static void explain_op_text(const vrun_t *R, int pi, const plan_op_t *op, vval_t v, char *buf, size_t len) {
-  char who[32], val[EXPLAIN_CELL], expr[64] = "", dst[40] = "";
-  unsigned f = R->opf[op->code];
-  explain_label(R, pi, who, sizeof who);
-  const char *sb = plan_buf_name((plan_buf_t)op->src_buf), *db = plan_buf_name((plan_buf_t)op->dst_buf);
-  explain_value(R, v, (f & OPF_DST) ? op->dst_chunk : op->src_chunk, val, sizeof val);
-  if (op->code == PLAN_OP_SEND) {
-    snprintf(buf, len, "%s -> r%d  %s[%d] %s", who, op->send_peer, sb, (int)op->src_chunk, val);
-    return;
-  }
-  if (f & OPF_DST) snprintf(dst, sizeof dst, "%s[%d] = ", db, (int)op->dst_chunk);
-  if ((f & OPF_SRC) && (f & OPF_RECV))
-    snprintf(expr, sizeof expr, "%s[%d] + from r%d", sb, (int)op->src_chunk, op->recv_peer);
-  else if (f & OPF_RECV)
-    snprintf(expr, sizeof expr, "from r%d", op->recv_peer);
-  else
-    snprintf(expr, sizeof expr, "%s[%d]", sb, (int)op->src_chunk);
-  char sent[24] = "";
-  if (f & OPF_SEND) snprintf(sent, sizeof sent, ", sent to r%d", op->send_peer);
-  snprintf(buf, len, "%s: %s%s -> %s%s", who, dst, expr, val, sent);
-}
-
-static void explain_round_start(vrun_t *R) {
-  R->nlines = 0;
-  R->skipped = 0;
-}
-
-static void explain_op(vrun_t *R, int pi, const plan_op_t *op, vval_t v) {
-  if (pi / R->nch >= EXPLAIN_RANKS) {
-    R->skipped++;
-    return;
-  }
-  explain_line_t *l = &R->lines[R->nlines++];
-  explain_op_text(R, pi, op, v, l->text, sizeof l->text);
-  l->name = plan_op_name((plan_opcode_t)op->code);
-}
-
-static void explain_print_ops(const vrun_t *R) {
-  FILE *f = R->trace;
-  int width = 40;
-  for (size_t i = 0; i < R->nlines; i++)
-    if ((int)strlen(R->lines[i].text) > width) width = (int)strlen(R->lines[i].text);
-  fprintf(f, "round %ld:\n", R->round);
-  for (size_t i = 0; i < R->nlines; i++)
-    fprintf(f, "  %-*s  %s\n", width, R->lines[i].text, R->lines[i].name);
-  if (R->skipped) fprintf(f, "  ... and %zu more ops on ranks %d-%d\n", R->skipped, EXPLAIN_RANKS, R->n - 1);
-}
-
-/* The table's columns: out chunks, then scratch chunks, at most
- * EXPLAIN_COLS. Column i names buffer *b, chunk *c. */
-static int explain_ncols(const vrun_t *R) {
-  int all = R->out_chunks + R->p->scratch_chunks;
-  return all < EXPLAIN_COLS ? all : EXPLAIN_COLS;
-}
-
-static void explain_col(const vrun_t *R, int i, int *b, int *c) {
-  *b = i < R->out_chunks ? PLAN_BUF_OUTPUT : PLAN_BUF_SCRATCH;
-  *c = i < R->out_chunks ? i : i - R->out_chunks;
-}
-
-/* Fill R->cells (row-major: shown programs by columns, with the column
- * headers as row 0) and return the rows shown. */
-static int explain_fill(vrun_t *R, int ncols) {
-  int ranks = R->n < EXPLAIN_RANKS ? R->n : EXPLAIN_RANKS, rows = ranks * R->nch;
-  for (int i = 0; i < ncols; i++) {
-    int b, c;
-    explain_col(R, i, &b, &c);
-    snprintf(R->cells[i], EXPLAIN_CELL, "%s[%d]", plan_buf_name((plan_buf_t)b), c);
-  }
-  for (int pi = 0; pi < rows; pi++)
-    for (int i = 0; i < ncols; i++) {
-      int b, c;
-      explain_col(R, i, &b, &c);
-      char *cell = R->cells[(size_t)(pi + 1) * ncols + i];
-      if (b == PLAN_BUF_OUTPUT && R->p->coll == chorus_reduce && pi / R->nch != R->p->root)
-        snprintf(cell, EXPLAIN_CELL, "-");
-      else
-        explain_value(R, slot_read(R, pi, b, c), c, cell, EXPLAIN_CELL);
-    }
-  return rows;
-}
-
-static void explain_table(vrun_t *R) {
-  FILE *f = R->trace;
-  int ncols = explain_ncols(R), rows = explain_fill(R, ncols), labw = 0, width[EXPLAIN_COLS];
-  char label[32];
-  for (int pi = 0; pi < rows; pi++) {
-    explain_label(R, pi, label, sizeof label);
-    if ((int)strlen(label) > labw) labw = (int)strlen(label);
-  }
-  for (int i = 0; i < ncols; i++) {
-    width[i] = 0;
-    for (int row = 0; row <= rows; row++) {
-      int w = (int)strlen(R->cells[(size_t)row * ncols + i]);
-      if (w > width[i]) width[i] = w;
-    }
-  }
-  fprintf(f, "  after round %ld:\n", R->round);
-  for (int row = 0; row <= rows; row++) {
-    if (row)
-      explain_label(R, row - 1, label, sizeof label);
-    else
-      label[0] = 0;
-    fprintf(f, "    %-*s", labw, label);
-    /* The last column is not padded: no trailing blanks in golden files. */
-    for (int i = 0; i < ncols; i++)
-      fprintf(f, "  %-*s", i + 1 < ncols ? width[i] : 0, R->cells[(size_t)row * ncols + i]);
-    fprintf(f, "\n");
-  }
-  if (rows < (int)R->nprogs) fprintf(f, "    (ranks %d-%d not shown)\n", EXPLAIN_RANKS, R->n - 1);
-  if (ncols < R->out_chunks + R->p->scratch_chunks)
-    fprintf(f, "    (%d more chunks not shown)\n", R->out_chunks + R->p->scratch_chunks - ncols);
-}
-
-static void explain_round_end(vrun_t *R) {
-  explain_print_ops(R);
-  explain_table(R);
-}
-
-/* The postcondition in words, for the closing line. */
-static void explain_goal(const vrun_t *R, char *buf, size_t len) {
-  int n = R->n, k = R->k, root = R->p->root;
-  switch (R->p->coll) {
-  case chorus_allreduce:
-    snprintf(buf, len, "every rank holds in out[c] the reduction of in[c] over all %d ranks", n);
-    break;
-  case chorus_broadcast:
-    snprintf(buf, len, "every rank holds in out[c] the root's (rank %d) in[c]", root);
-    break;
-  case chorus_reduce:
-    snprintf(buf, len, "the root (rank %d) holds in out[c] the reduction of in[c] over all %d ranks", root, n);
-    break;
-  case chorus_allgather:
-    snprintf(buf, len, "every rank holds in out[j*%d+c] rank j's in[c], for all %d ranks j", k, n);
-    break;
-  case chorus_reducescatter:
-    snprintf(buf, len, "rank i holds in out[c] the reduction of in[i*%d+c] over all %d ranks", k, n);
-    break;
-  default:
-    snprintf(buf, len, "rank i holds in out[j*%d+c] rank j's in[i*%d+c], for all %d ranks j", k, k, n);
-    break;
-  }
-}
-
-static chorus_result_t explain_setup(vrun_t *R) {
-  int rows = (R->n < EXPLAIN_RANKS ? R->n : EXPLAIN_RANKS) * R->nch;
-  R->cells = calloc((size_t)(rows + 1) * EXPLAIN_COLS, sizeof *R->cells);
-  R->lines = calloc((size_t)rows, sizeof *R->lines);
-  return R->cells && R->lines ? chorus_success : chorus_out_of_memory;
-}
-
-chorus_result_t verify_explain(const plan_t *p, FILE *out, verify_result_t *res) {
-  verify_result_t local;
-  if (!res) res = &local;
-  res_init(res);
-  if (!p || !out) return chorus_invalid_argument;
-  vrun_t R;
-  chorus_result_t r = run_open(&R, p, res, GEOM_SLOT_CHUNKS);
-  if (r) {
-    fprintf(out, "failed: %s\n", res->msg);
-    return r;
-  }
-  R.trace = out;
-  explain_header(&R);
-  r = explain_setup(&R);
-  if (!r)
-    r = run_all(&R);
-  else
-    run_fail(&R, -1, 0, "out of memory while explaining");
-  res->rounds = R.rounds;
-  if (!r) {
-    char goal[256];
-    explain_goal(&R, goal, sizeof goal);
-    fprintf(out, "done in %ld round%s: %s%s\n", R.rounds, R.rounds == 1 ? "" : "s", goal,
-            R.nch > 1 ? ", on every channel" : "");
-  } else {
-    fprintf(out, "failed: %s\n", res->msg);
-  }
-  run_fini(&R);
   return r;
 }

@@ -37,9 +37,4 @@ typedef struct {
 /* Returns chorus_success, or chorus_verify_failed with res->msg. */
 chorus_result_t verify_plan(const plan_t *p, const verify_opts_t *opts, verify_result_t *res);
 
-/* Step-by-step explanation: runs the plan in the same rounds and prints, per
- * round, which chunk moves from which rank to which, and after each round
- * what every rank holds. */
-chorus_result_t verify_explain(const plan_t *p, FILE *out, verify_result_t *res);
-
 #endif

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "error.h"
 #include "sim_evq.h"
 #include "sim_net.h"
+#include "topo_route.h"
 
 /* Destinations with at most this many sources are routed pair by pair. */
 #define SIM_PAIR_ROUTES 4
@@ -41,7 +43,7 @@ typedef struct {
   int8_t latq;              /* the event queue's FIFO for lat, -1 none */
   int32_t src_thr, dst_thr; /* sender and receiver threads */
   double lat;               /* route latency + protocol step latency */
-} conn_t;
+} sim_conn_t;
 
 /* What a connection's steps do not read. */
 typedef struct {
@@ -112,7 +114,7 @@ typedef struct {
   int32_t wroute; /* the memory model: its first work route (WK_NCLASSES of them), -1: not modelled */
   _Alignas(64) sim_op_t win[SIM_OP_WINDOW];
   _Alignas(64) double t_op, t_work;
-} thr_t;
+} sim_thr_t;
 
 /* This thread's connections, sorted by peer, in conn_peer_out/in. */
 typedef struct {
@@ -124,7 +126,7 @@ struct sim {
   const plan_t *p;
   sim_opts_t o;
   int nthr, nconn;
-  thr_t *thr;
+  sim_thr_t *thr;
   thr_conns_t *tconn;
   unsigned char *cmem; /* the connections' blocks, cstride bytes apart */
   size_t cstride;
@@ -169,13 +171,13 @@ struct sim {
 
 #define SLOT_LAST 0x80000000u
 
-static inline conn_t *conn(const sim_t *s, int id) { return (conn_t *)(s->cmem + (size_t)id * s->cstride); }
+static inline sim_conn_t *conn(const sim_t *s, int id) { return (sim_conn_t *)(s->cmem + (size_t)id * s->cstride); }
 static inline uint32_t slot_of(const sim_t *s, uint32_t k) {
   return s->slot_mask ? k & s->slot_mask : k % (uint32_t)s->conn.nsteps;
 }
 /* Slot k's arrival time and value (k counts steps; the slot is k mod nsteps). */
-static inline double *slot_arrive(const sim_t *s, conn_t *c, uint32_t k) { return (double *)(c + 1) + slot_of(s, k); }
-static inline uint32_t *slot_v(const sim_t *s, conn_t *c, uint32_t k) {
+static inline double *slot_arrive(const sim_t *s, sim_conn_t *c, uint32_t k) { return (double *)(c + 1) + slot_of(s, k); }
+static inline uint32_t *slot_v(const sim_t *s, sim_conn_t *c, uint32_t k) {
   return (uint32_t *)((unsigned char *)(c + 1) + sizeof(double) * (size_t)s->conn.nsteps) + slot_of(s, k);
 }
 
@@ -321,7 +323,7 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
     else res = r ? topo_router_retarget(r, d) : topo_router_create(&r, t, d);
     if (res != chorus_success) break;
     for (int i = first[d]; i < first[d + 1]; i++) {
-      conn_t *c = conn(s, order[i]);
+      sim_conn_t *c = conn(s, order[i]);
       conn_info_t *ci = &s->cinfo[order[i]];
       int sr = c->src_thr / p->nchannels, dr = c->dst_thr / p->nchannels, ch = c->src_thr % p->nchannels;
       double lat;
@@ -360,55 +362,54 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
   return res;
 }
 
-static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o,
-                                     const double *fixed_cap, double fixed_lat, char *err, size_t errlen) {
-  *out = NULL;
-  if (p->nranks > t->nranks) {
-    snprintf(err, errlen, "the plan has %d ranks but %s places only %d", p->nranks, t->path, t->nranks);
-    return chorus_invalid_argument;
-  }
-  sim_t *s = calloc(1, sizeof *s);
-  if (!s) return chorus_out_of_memory;
-  sim_evq_init(&s->evq);
-  s->t = t;
-  s->p = p;
-  s->o = *o;
+/* Out of memory while preparing s: the message, and the result. */
+static chorus_result_t prep_oom(const sim_t *s, char *err, size_t errlen) {
+  snprintf(err, errlen, "out of memory preparing the simulation of %d ranks", s->p->nranks);
+  return chorus_out_of_memory;
+}
+
+/* The geometry options, defaulted to the engine's and checked. */
+static chorus_result_t check_opts(sim_t *s, char *err, size_t errlen) {
   if (!s->o.buffsize) s->o.buffsize = GEOM_DEFAULT_BUFFSIZE;
   if (!s->o.nsteps) s->o.nsteps = GEOM_NSTEPS;
   if (!s->o.min_step) s->o.min_step = GEOM_MIN_STEP;
   if (!s->o.steps_per_chunk) s->o.steps_per_chunk = s->o.nsteps / GEOM_SLOT_CHUNKS;
-  chorus_result_t res = chorus_success;
   if (s->o.nsteps < GEOM_SLOT_CHUNKS || s->o.nsteps > SIM_MAX_NSTEPS || s->o.steps_per_chunk < 1 ||
       s->o.steps_per_chunk * GEOM_SLOT_CHUNKS > s->o.nsteps) {
     snprintf(err, errlen, "steps per connection must be %d..%d and hold %d chunks of up to %d steps", GEOM_SLOT_CHUNKS,
              SIM_MAX_NSTEPS, GEOM_SLOT_CHUNKS, s->o.steps_per_chunk);
-    res = chorus_invalid_argument;
-    goto fail;
+    return chorus_invalid_argument;
   }
-  s->nthr = p->nranks * p->nchannels;
+  return chorus_success;
+}
+
+/* The threads (a rank's channel each) and the run queue. */
+static chorus_result_t make_threads(sim_t *s, char *err, size_t errlen) {
+  s->nthr = s->p->nranks * s->p->nchannels;
   s->thr = cache_calloc(s->nthr, sizeof *s->thr);
   s->tconn = calloc(s->nthr, sizeof *s->tconn);
   s->queued = calloc(s->nthr, 1);
   for (s->rq_cap = 1; s->rq_cap <= (size_t)s->nthr; s->rq_cap *= 2) {}
   s->rq = malloc(sizeof *s->rq * s->rq_cap);
-  if (!s->thr || !s->tconn || !s->queued || !s->rq) goto oom;
-  int32_t *pairs[2];
-  int npairs[2];
-  if ((res = collect_peers(s, pairs, npairs)) != chorus_success) goto fail;
-  int nout = npairs[0], nin = npairs[1];
-  int32_t *outp = pairs[0], *inp = pairs[1];
+  if (!s->thr || !s->tconn || !s->queued || !s->rq) return prep_oom(s, err, errlen);
+  return chorus_success;
+}
+
+/* One connection per (sender thread, peer), and each receiver's view of
+ * the connections it reads; a receive nobody sends to is an error. */
+static chorus_result_t link_connections(sim_t *s, const int32_t *outp, int nout, const int32_t *inp, int nin,
+                                        char *err, size_t errlen) {
+  const plan_t *p = s->p;
   s->nconn = nout;
-  s->cstride = (sizeof(conn_t) + (sizeof(double) + sizeof(uint32_t)) * (size_t)s->o.nsteps + 63) / 64 * 64;
+  s->cstride = (sizeof(sim_conn_t) + (sizeof(double) + sizeof(uint32_t)) * (size_t)s->o.nsteps + 63) / 64 * 64;
   s->cmem = cache_calloc(nout + 1, s->cstride);
   s->cinfo = calloc(nout + 1, sizeof *s->cinfo);
   s->conn_peer_out = malloc(sizeof(int32_t) * (nout + 1));
   s->conn_id_out = malloc(sizeof(int32_t) * (nout + 1));
   s->conn_peer_in = malloc(sizeof(int32_t) * (nin + 1));
   s->conn_id_in = malloc(sizeof(int32_t) * (nin + 1));
-  if (!s->cmem || !s->cinfo || !s->conn_peer_out || !s->conn_id_out || !s->conn_peer_in || !s->conn_id_in) {
-    free(outp), free(inp);
-    goto oom;
-  }
+  if (!s->cmem || !s->cinfo || !s->conn_peer_out || !s->conn_id_out || !s->conn_peer_in || !s->conn_id_in)
+    return prep_oom(s, err, errlen);
   for (int i = 0; i < nout; i++) {
     int peer = outp[2 * i], th = outp[2 * i + 1];
     s->conn_peer_out[i] = peer;
@@ -424,71 +425,100 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
     if (c < 0) {
       snprintf(err, errlen, "rank %d channel %d receives from rank %d, which never sends to it", th / p->nchannels,
                th % p->nchannels, peer);
-      free(outp), free(inp);
-      res = chorus_invalid_argument;
-      goto fail;
+      return chorus_invalid_argument;
     }
     s->conn_peer_in[i] = peer;
     s->conn_id_in[i] = c;
   }
-  free(outp), free(inp);
-  if (fixed_cap) {
-    /* One resource per channel: each channel's connection has the share. */
-    s->nres = p->nchannels;
-    s->cap = malloc(sizeof *s->cap * s->nres);
-    s->routes = malloc(sizeof *s->routes * s->nres);
-    if (!s->cap || !s->routes) goto oom;
-    for (int ch = 0; ch < s->nres; ch++) s->cap[ch] = *fixed_cap, s->routes[ch] = ch;
-    for (int c = 0; c < s->nconn; c++) {
-      s->cinfo[c].route_off = conn(s, c)->src_thr % p->nchannels;
-      s->cinfo[c].route_len = 1;
-      s->cinfo[c].route_lat = fixed_lat;
-    }
-  } else {
-    /* The memory model: the threads of ranks on a device with `mem`, and
-     * per thread a resource of its rate for each work class. */
-    for (int th = 0; th < s->nthr; th++) s->nwthr += t->devs[t->rank_dev[th / p->nchannels]].mem >= 0;
-    int nbase = topo_nres_all(t);
-    s->nres = nbase + WK_NCLASSES * s->nwthr;
-    s->cap = malloc(sizeof *s->cap * (s->nres + 1));
-    s->wthr = malloc(sizeof *s->wthr * (s->nwthr + 1));
-    s->wpath = malloc(sizeof *s->wpath * (2 * WK_NCLASSES * s->nwthr + 1));
-    s->wbytes = calloc(WK_NCLASSES * s->nwthr + 1, sizeof *s->wbytes);
-    if (!s->cap || !s->wthr || !s->wpath || !s->wbytes) goto oom;
-    for (int r = 0; r < nbase; r++) s->cap[r] = topo_res_cap(t, r);
-    for (int th = 0, w = 0; th < s->nthr; th++) {
-      const topo_dev_t *d = &t->devs[t->rank_dev[th / p->nchannels]];
-      if (d->mem < 0) continue;
-      for (int k = 0; k < WK_NCLASSES; k++) {
-        int res_k = nbase + WK_NCLASSES * w + k, touches = 1 + (k == WK_COPY2 || k == WK_REDUCE2 || k == WK_LCOPY2);
-        double rate = k < WK_REDUCE1   ? d->copy_bw
-                      : k < WK_LCOPY1  ? d->reduce_bw
-                      : d->copy_local_bw > 0 ? d->copy_local_bw
-                                             : d->copy_bw;
-        s->cap[res_k] = rate * touches; /* bytes of memory per second: 0 stays unlimited */
-        s->wpath[2 * (WK_NCLASSES * w + k)] = res_k;
-        s->wpath[2 * (WK_NCLASSES * w + k) + 1] = t->devs[d->mem].mem_res;
-      }
-      s->wthr[w++] = th;
-    }
-    if ((res = route_all(s, err, errlen)) != chorus_success) goto fail;
-    /* A step between two ranks of one memory is the sender's copy. */
-    for (int c = 0; c < s->nconn; c++) {
-      int a = t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]].mem;
-      s->cinfo[c].tcopy = a >= 0 && a == t->devs[t->rank_dev[conn(s, c)->dst_thr / p->nchannels]].mem;
-    }
+  return chorus_success;
+}
+
+/* The analytic ring's network: one resource per channel, each channel's
+ * connection has the share, every route the same latency. */
+static chorus_result_t fixed_resources(sim_t *s, double cap, double lat, char *err, size_t errlen) {
+  s->nres = s->p->nchannels;
+  s->cap = malloc(sizeof *s->cap * s->nres);
+  s->routes = malloc(sizeof *s->routes * s->nres);
+  if (!s->cap || !s->routes) return prep_oom(s, err, errlen);
+  for (int ch = 0; ch < s->nres; ch++) s->cap[ch] = cap, s->routes[ch] = ch;
+  for (int c = 0; c < s->nconn; c++) {
+    s->cinfo[c].route_off = conn(s, c)->src_thr % s->p->nchannels;
+    s->cinfo[c].route_len = 1;
+    s->cinfo[c].route_lat = lat;
   }
+  return chorus_success;
+}
+
+/* The topology's resources and routes, and the memory model: the threads
+ * of ranks on a device with `mem`, and per thread a resource of its rate
+ * for each work class. */
+static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
+  const topo_t *t = s->t;
+  const plan_t *p = s->p;
+  for (int th = 0; th < s->nthr; th++) s->nwthr += t->devs[t->rank_dev[th / p->nchannels]].mem >= 0;
+  int nbase = topo_nres_all(t);
+  s->nres = nbase + WK_NCLASSES * s->nwthr;
+  s->cap = malloc(sizeof *s->cap * (s->nres + 1));
+  s->wthr = malloc(sizeof *s->wthr * (s->nwthr + 1));
+  s->wpath = malloc(sizeof *s->wpath * (2 * WK_NCLASSES * s->nwthr + 1));
+  s->wbytes = calloc(WK_NCLASSES * s->nwthr + 1, sizeof *s->wbytes);
+  if (!s->cap || !s->wthr || !s->wpath || !s->wbytes) return prep_oom(s, err, errlen);
+  for (int r = 0; r < nbase; r++) s->cap[r] = topo_res_cap(t, r);
+  for (int th = 0, w = 0; th < s->nthr; th++) {
+    const topo_dev_t *d = &t->devs[t->rank_dev[th / p->nchannels]];
+    if (d->mem < 0) continue;
+    for (int k = 0; k < WK_NCLASSES; k++) {
+      int res_k = nbase + WK_NCLASSES * w + k, touches = 1 + (k == WK_COPY2 || k == WK_REDUCE2 || k == WK_LCOPY2);
+      double rate = k < WK_REDUCE1   ? d->copy_bw
+                    : k < WK_LCOPY1  ? d->reduce_bw
+                    : d->copy_local_bw > 0 ? d->copy_local_bw
+                                           : d->copy_bw;
+      s->cap[res_k] = rate * touches; /* bytes of memory per second: 0 stays unlimited */
+      s->wpath[2 * (WK_NCLASSES * w + k)] = res_k;
+      s->wpath[2 * (WK_NCLASSES * w + k) + 1] = t->devs[d->mem].mem_res;
+    }
+    s->wthr[w++] = th;
+  }
+  TRY(route_all(s, err, errlen));
+  /* A step between two ranks of one memory is the sender's copy. */
+  for (int c = 0; c < s->nconn; c++) {
+    int a = t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]].mem;
+    s->cinfo[c].tcopy = a >= 0 && a == t->devs[t->rank_dev[conn(s, c)->dst_thr / p->nchannels]].mem;
+  }
+  return chorus_success;
+}
+
+static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o,
+                                     const double *fixed_cap, double fixed_lat, char *err, size_t errlen) {
+  *out = NULL;
+  if (p->nranks > t->nranks) {
+    snprintf(err, errlen, "the plan has %d ranks but %s places only %d", p->nranks, t->path, t->nranks);
+    return chorus_invalid_argument;
+  }
+  sim_t *s = calloc(1, sizeof *s);
+  if (!s) return chorus_out_of_memory;
+  sim_evq_init(&s->evq);
+  s->t = t;
+  s->p = p;
+  s->o = *o;
+  int32_t *pairs[2] = {NULL, NULL};
+  int npairs[2];
+  chorus_result_t res;
+  CHECK(check_opts(s, err, errlen));
+  CHECK(make_threads(s, err, errlen));
+  CHECK(collect_peers(s, pairs, npairs));
+  res = link_connections(s, pairs[0], npairs[0], pairs[1], npairs[1], err, errlen);
+  free(pairs[0]), free(pairs[1]);
+  if (res != chorus_success) goto cleanup;
+  if (fixed_cap) CHECK(fixed_resources(s, *fixed_cap, fixed_lat, err, errlen));
+  else CHECK(topo_resources(s, err, errlen));
   s->res_bytes = calloc(s->nres + 1, sizeof *s->res_bytes);
   s->res_busy = calloc(s->nres + 1, sizeof *s->res_busy);
-  if (!s->res_bytes || !s->res_busy) goto oom;
-  if (p->scratch_chunks && !(s->scratch_len = calloc((size_t)s->nthr * p->scratch_chunks, sizeof(double))))
-    goto oom;
+  if (p->scratch_chunks) s->scratch_len = calloc((size_t)s->nthr * p->scratch_chunks, sizeof(double));
+  if (!s->res_bytes || !s->res_busy || (p->scratch_chunks && !s->scratch_len)) CHECK(prep_oom(s, err, errlen));
   *out = s;
   return chorus_success;
-oom:
-  res = chorus_out_of_memory;
-  snprintf(err, errlen, "out of memory preparing the simulation of %d ranks", p->nranks);
-fail:
+cleanup:
   sim_destroy(s);
   return res;
 }
@@ -496,6 +526,11 @@ fail:
 chorus_result_t sim_create(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, char *err,
                            size_t errlen) {
   return sim_create_ex(out, t, p, o, NULL, 0, err, errlen);
+}
+
+chorus_result_t sim_create_fixed(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, double cap,
+                                 double lat, char *err, size_t errlen) {
+  return sim_create_ex(out, t, p, o, &cap, lat, err, errlen);
 }
 
 void sim_destroy(sim_t *s) {
@@ -522,7 +557,7 @@ static inline size_t chunk_span(const sim_t *s, int ch, uint32_t slice, int q, s
 }
 
 /* Bytes of chunk c of buffer `buf` for this thread in its current slice. */
-static inline double chunk_len(const sim_t *s, int th, const thr_t *T, int buf, int c) {
+static inline double chunk_len(const sim_t *s, int th, const sim_thr_t *T, int buf, int c) {
   if (buf == PLAN_BUF_SCRATCH) return s->scratch_len[(size_t)th * s->p->scratch_chunks + c];
   size_t first;
   return (double)(chunk_span(s, T->ch, T->iter, c % s->call.k, &first) * s->call.es);
@@ -550,7 +585,7 @@ static inline uint64_t piece_bytes(uint64_t len, uint64_t psize, uint32_t i, uin
  * receiver already waiting gets woken (at once, or by an event at the
  * arrival time). */
 static inline void conn_left(sim_t *s, int id) {
-  conn_t *c = conn(s, id);
+  sim_conn_t *c = conn(s, id);
   *slot_arrive(s, c, c->D) = s->now + c->lat;
   c->D++;
   if (c->wait_recv) {
@@ -561,7 +596,7 @@ static inline void conn_left(sim_t *s, int id) {
 }
 
 static void conn_transmit(sim_t *s, int id) {
-  conn_t *c = conn(s, id);
+  sim_conn_t *c = conn(s, id);
   while (!c->tx && c->D < c->P) {
     uint32_t v = *slot_v(s, c, c->D);
     double bytes = s->eff == 1 ? (double)(v & ~SLOT_LAST) : (double)(v & ~SLOT_LAST) / s->eff; /* x / 1 is x */
@@ -582,7 +617,7 @@ static void conn_transmit(sim_t *s, int id) {
 }
 
 static void conn_sent(sim_t *s, int id) {
-  conn_t *c = conn(s, id);
+  sim_conn_t *c = conn(s, id);
   c->tx = 0;
   s->steps++;
   if (s->o.trace)
@@ -592,14 +627,14 @@ static void conn_sent(sim_t *s, int id) {
 }
 
 static inline void conn_post(sim_t *s, int id, uint32_t v) {
-  conn_t *c = conn(s, id);
+  sim_conn_t *c = conn(s, id);
   *slot_v(s, c, c->P) = v;
   c->P++;
   conn_transmit(s, id);
 }
 
 static inline void conn_release(sim_t *s, int id) {
-  conn_t *c = conn(s, id);
+  sim_conn_t *c = conn(s, id);
   c->C++;
   if (c->wait_send) {
     c->wait_send = 0;
@@ -609,7 +644,7 @@ static inline void conn_release(sim_t *s, int id) {
 
 /* --- threads --- */
 
-static void trace_op(sim_t *s, int th, const thr_t *T, const plan_op_t *op) {
+static void trace_op(sim_t *s, int th, const sim_thr_t *T, const plan_op_t *op) {
   int rank = th / s->p->nchannels, ch = th % s->p->nchannels;
   if (s->o.trace) {
     int chunk = plan_op_writes_dst(op->code) ? op->dst_chunk : op->src_chunk;
@@ -636,7 +671,7 @@ static void trace_op(sim_t *s, int th, const thr_t *T, const plan_op_t *op) {
 }
 
 /* Read the thread's next ops, from T->op on, into its window. */
-static void window_fill(sim_t *s, int th, thr_t *T) {
+static void window_fill(sim_t *s, int th, sim_thr_t *T) {
   const thr_conns_t *tc = &s->tconn[th];
   uint32_t n = T->count - T->op < SIM_OP_WINDOW ? T->count - T->op : SIM_OP_WINDOW;
   T->wbase = T->op;
@@ -676,7 +711,7 @@ static void window_fill(sim_t *s, int th, thr_t *T) {
  * touches none costs bytes / rate as a fixed delay; the others are flows of
  * mem x bytes over the thread's rate for the class (mem x rate) and its
  * memory. Returns 1 when the thread now waits for the work's end. */
-static int thr_work(sim_t *s, int th, thr_t *T, double bytes, int cls, int mem, int first_conn) {
+static int thr_work(sim_t *s, int th, sim_thr_t *T, double bytes, int cls, int mem, int first_conn) {
   if (bytes <= 0) return 0;
   if (mem == 0) {
     double rate = cls == WK_REDUCE1 ? T->reduce_bw : cls == WK_LCOPY1 ? T->lcopy_bw : T->copy_bw;
@@ -694,9 +729,146 @@ static int thr_work(sim_t *s, int th, thr_t *T, double bytes, int cls, int mem, 
   return 1;
 }
 
-static void thread_run(sim_t *s, int th) {
-  thr_t *T = &s->thr[th];
+/* The start of thread T's current op: fetch it, size its pieces, and pay
+ * the op's overhead. 0 when the thread waits for that overhead. */
+static inline int op_start(sim_t *s, int th, sim_thr_t *T) {
   const sim_op_t *op = &T->cur;
+  if (T->op - T->wbase >= SIM_OP_WINDOW) window_fill(s, th, T);
+  T->cur = T->win[T->op - T->wbase];
+  if (T->record) T->t_op = s->now, T->t_work = -1;
+  double bw = op->flags & OPF_REDUCES ? T->reduce_bw : T->copy_bw;
+  if (bw != T->bw) T->bw = bw, T->cost_v = UINT32_MAX;
+  if (op->code == PLAN_OP_SEND || op->code == PLAN_OP_COPY) {
+    T->len = (uint64_t)chunk_len(s, th, T, op->src_buf, op->src_chunk);
+    T->psize = piece_size(s, T->len);
+    T->npieces = piece_count(T->len, T->psize);
+    T->piece = 0;
+  }
+  if (op->flags & OPF_SCRATCH_DST)
+    s->scratch_len[(size_t)th * s->p->scratch_chunks + op->dst_chunk] =
+        op->code == PLAN_OP_COPY ? (double)T->len : 0;
+  T->phase = 1;
+  if (T->op_overhead > 0) {
+    T->state = ST_BUSY;
+    int first = op->code == PLAN_OP_SEND ? op->out : op->code == PLAN_OP_COPY ? -1 : op->in;
+    if (ev_after_in(s, T->ovq, T->op_overhead, EV_KIND(EV_READY, first), th)) s->fault = chorus_out_of_memory;
+    return 0;
+  }
+  return 1;
+}
+
+/* A send: its pieces into the connection's slots while slots are free.
+ * 1 when the op is done, 0 when the thread waits. */
+static inline int run_send(sim_t *s, int th, sim_thr_t *T) {
+  const sim_op_t *op = &T->cur;
+  sim_conn_t *out = conn(s, op->out);
+  while (T->piece < T->npieces) {
+    if (out->P - out->C >= (uint32_t)s->conn.nsteps) {
+      T->state = ST_WAIT_OUT;
+      out->wait_send = 1;
+      return 0;
+    }
+    if (T->record && T->t_work < 0) T->t_work = s->now;
+    uint64_t off, n = piece_bytes(T->len, T->psize, T->piece, &off);
+    if (T->wroute >= 0 && T->phase != 2) { /* the thread copies the piece into the slot first */
+      T->phase = 2;
+      if (thr_work(s, th, T, (double)n, WK_COPY1, OPF_MEM(op->flags), op->out)) return 0;
+    }
+    T->phase = 1;
+    T->piece++;
+    conn_post(s, op->out, (uint32_t)n | (T->piece == T->npieces ? SLOT_LAST : 0));
+  }
+  return 1;
+}
+
+/* A local copy, at the device's copy rate. 1 when done, 0 when busy. */
+static inline int run_copy(sim_t *s, int th, sim_thr_t *T) {
+  const sim_op_t *op = &T->cur;
+  if (T->phase == 1) {
+    if (T->record) T->t_work = s->now;
+    double cost = T->copy_bw > 0 ? (double)T->len / T->copy_bw : 0;
+    T->phase = 2;
+    if (T->wroute >= 0) {
+      if (thr_work(s, th, T, (double)T->len, WK_LCOPY1, OPF_MEM(op->flags), -1)) return 0;
+      cost = 0;
+    }
+    if (cost > 0) {
+      T->state = ST_BUSY;
+      if (ev_after(s, cost, EV_KIND(EV_READY, -1), th)) s->fault = chorus_out_of_memory;
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* A receive (and reduce, copy or forward): each step that arrived is worked
+ * on, forwarded and its slot freed, until the last. 1 when done, 0 when the
+ * thread waits for data, a free slot or its work. */
+static inline int run_recv(sim_t *s, int th, sim_thr_t *T) {
+  const sim_op_t *op = &T->cur;
+  sim_conn_t *in = conn(s, op->in);
+  int sends = op->out >= 0;
+  for (;;) {
+    if (T->phase == 2 && (op->flags & OPF_TWICE)) {
+      T->phase = 3;
+      if (thr_work(s, th, T, (double)(T->pend & ~SLOT_LAST), WK_COPY1, 0, op->in)) return 0;
+    }
+    if (T->phase >= 2) {
+      /* The step worked on is done: forward it, free its slot. */
+      uint32_t v = T->pend;
+      T->phase = 1;
+      if (sends) conn_post(s, op->out, v);
+      conn_release(s, op->in);
+      if (op->flags & OPF_SCRATCH_DST)
+        s->scratch_len[(size_t)th * s->p->scratch_chunks + op->dst_chunk] += v & ~SLOT_LAST;
+      if (v & SLOT_LAST) return 1;
+    }
+    if (in->C == in->D) {
+      T->state = ST_WAIT_IN;
+      in->wait_recv = 1;
+      return 0;
+    }
+    double ta = *slot_arrive(s, in, in->C);
+    if (ta > s->now) {
+      T->state = ST_WAIT_IN;
+      if (ev_push(s, ta, EV_KIND(EV_ARRIVE, op->in), th)) s->fault = chorus_out_of_memory;
+      return 0;
+    }
+    if (sends) {
+      sim_conn_t *out = conn(s, op->out);
+      if (out->P - out->C >= (uint32_t)s->conn.nsteps) {
+        T->state = ST_WAIT_OUT;
+        out->wait_send = 1;
+        return 0;
+      }
+    }
+    if (T->record && T->t_work < 0) T->t_work = s->now;
+    uint32_t v = *slot_v(s, in, in->C);
+    T->pend = v;
+    T->phase = 2;
+    if (T->wroute >= 0) {
+      if (thr_work(s, th, T, (double)(v & ~SLOT_LAST), op->flags & OPF_REDUCES ? WK_REDUCE1 : WK_COPY1,
+                   OPF_MEM(op->flags), op->in))
+        return 0;
+      continue;
+    }
+    /* Steps of one op are mostly of one size: their cost is kept. */
+    if ((v & ~SLOT_LAST) != T->cost_v) {
+      T->cost_v = v & ~SLOT_LAST;
+      T->cost = T->bw > 0 ? (double)T->cost_v / T->bw : 0;
+      T->costq = T->cost > 0 ? (int8_t)sim_evq_fifo(&s->evq, T->cost) : -1;
+    }
+    if (T->cost > 0) {
+      T->state = ST_BUSY;
+      if (ev_after_in(s, T->costq, T->cost, EV_KIND(EV_READY, op->in), th)) s->fault = chorus_out_of_memory;
+      return 0;
+    }
+  }
+}
+
+/* Thread th runs its program until it waits or ends. */
+static void thread_run(sim_t *s, int th) {
+  sim_thr_t *T = &s->thr[th];
   for (;;) {
     if (T->state == ST_DONE) return;
     if (T->op == T->count) {
@@ -708,143 +880,21 @@ static void thread_run(sim_t *s, int th) {
         return;
       }
     }
-    if (T->phase == 0) {
-      if (T->op - T->wbase >= SIM_OP_WINDOW) window_fill(s, th, T);
-      T->cur = T->win[T->op - T->wbase];
-      if (T->record) T->t_op = s->now, T->t_work = -1;
-      double bw = op->flags & OPF_REDUCES ? T->reduce_bw : T->copy_bw;
-      if (bw != T->bw) T->bw = bw, T->cost_v = UINT32_MAX;
-      if (op->code == PLAN_OP_SEND || op->code == PLAN_OP_COPY) {
-        T->len = (uint64_t)chunk_len(s, th, T, op->src_buf, op->src_chunk);
-        T->psize = piece_size(s, T->len);
-        T->npieces = piece_count(T->len, T->psize);
-        T->piece = 0;
-      }
-      if (op->flags & OPF_SCRATCH_DST)
-        s->scratch_len[(size_t)th * s->p->scratch_chunks + op->dst_chunk] =
-            op->code == PLAN_OP_COPY ? (double)T->len : 0;
-      T->phase = 1;
-      if (T->op_overhead > 0) {
-        T->state = ST_BUSY;
-        int first = op->code == PLAN_OP_SEND ? op->out : op->code == PLAN_OP_COPY ? -1 : op->in;
-        if (ev_after_in(s, T->ovq, T->op_overhead, EV_KIND(EV_READY, first), th)) s->fault = chorus_out_of_memory;
-        return;
-      }
-    }
+    if (T->phase == 0 && !op_start(s, th, T)) return;
     T->state = ST_RUN;
-    int finished = 0;
-    switch ((plan_opcode_t)op->code) {
-    case PLAN_OP_SEND: {
-      conn_t *out = conn(s, op->out);
-      while (T->piece < T->npieces) {
-        if (out->P - out->C >= (uint32_t)s->conn.nsteps) {
-          T->state = ST_WAIT_OUT;
-          out->wait_send = 1;
-          return;
-        }
-        if (T->record && T->t_work < 0) T->t_work = s->now;
-        uint64_t off, n = piece_bytes(T->len, T->psize, T->piece, &off);
-        if (T->wroute >= 0 && T->phase != 2) { /* the thread copies the piece into the slot first */
-          T->phase = 2;
-          if (thr_work(s, th, T, (double)n, WK_COPY1, OPF_MEM(op->flags), op->out)) return;
-        }
-        T->phase = 1;
-        T->piece++;
-        conn_post(s, op->out, (uint32_t)n | (T->piece == T->npieces ? SLOT_LAST : 0));
-      }
-      finished = 1;
-      break;
+    int finished;
+    switch ((plan_opcode_t)T->cur.code) {
+    case PLAN_OP_SEND: finished = run_send(s, th, T); break;
+    case PLAN_OP_COPY: finished = run_copy(s, th, T); break;
+    default: finished = run_recv(s, th, T); break;
     }
-    case PLAN_OP_COPY:
-      if (T->phase == 1) {
-        if (T->record) T->t_work = s->now;
-        double cost = T->copy_bw > 0 ? (double)T->len / T->copy_bw : 0;
-        T->phase = 2;
-        if (T->wroute >= 0) {
-          if (thr_work(s, th, T, (double)T->len, WK_LCOPY1, OPF_MEM(op->flags), -1)) return;
-          cost = 0;
-        }
-        if (cost > 0) {
-          T->state = ST_BUSY;
-          if (ev_after(s, cost, EV_KIND(EV_READY, -1), th)) s->fault = chorus_out_of_memory;
-          return;
-        }
-      }
-      finished = 1;
-      break;
-    default: {
-      conn_t *in = conn(s, op->in);
-      int sends = op->out >= 0;
-      for (;;) {
-        if (T->phase == 2 && (op->flags & OPF_TWICE)) {
-          T->phase = 3;
-          if (thr_work(s, th, T, (double)(T->pend & ~SLOT_LAST), WK_COPY1, 0, op->in)) return;
-        }
-        if (T->phase >= 2) {
-          /* The step worked on is done: forward it, free its slot. */
-          uint32_t v = T->pend;
-          T->phase = 1;
-          if (sends) conn_post(s, op->out, v);
-          conn_release(s, op->in);
-          if (op->flags & OPF_SCRATCH_DST)
-            s->scratch_len[(size_t)th * s->p->scratch_chunks + op->dst_chunk] += v & ~SLOT_LAST;
-          if (v & SLOT_LAST) {
-            finished = 1;
-            break;
-          }
-        }
-        if (in->C == in->D) {
-          T->state = ST_WAIT_IN;
-          in->wait_recv = 1;
-          return;
-        }
-        double ta = *slot_arrive(s, in, in->C);
-        if (ta > s->now) {
-          T->state = ST_WAIT_IN;
-          if (ev_push(s, ta, EV_KIND(EV_ARRIVE, op->in), th)) s->fault = chorus_out_of_memory;
-          return;
-        }
-        if (sends) {
-          conn_t *out = conn(s, op->out);
-          if (out->P - out->C >= (uint32_t)s->conn.nsteps) {
-            T->state = ST_WAIT_OUT;
-            out->wait_send = 1;
-            return;
-          }
-        }
-        if (T->record && T->t_work < 0) T->t_work = s->now;
-        uint32_t v = *slot_v(s, in, in->C);
-        T->pend = v;
-        T->phase = 2;
-        if (T->wroute >= 0) {
-          if (thr_work(s, th, T, (double)(v & ~SLOT_LAST), op->flags & OPF_REDUCES ? WK_REDUCE1 : WK_COPY1,
-                       OPF_MEM(op->flags), op->in))
-            return;
-          continue;
-        }
-        /* Steps of one op are mostly of one size: their cost is kept. */
-        if ((v & ~SLOT_LAST) != T->cost_v) {
-          T->cost_v = v & ~SLOT_LAST;
-          T->cost = T->bw > 0 ? (double)T->cost_v / T->bw : 0;
-          T->costq = T->cost > 0 ? (int8_t)sim_evq_fifo(&s->evq, T->cost) : -1;
-        }
-        if (T->cost > 0) {
-          T->state = ST_BUSY;
-          if (ev_after_in(s, T->costq, T->cost, EV_KIND(EV_READY, op->in), th)) s->fault = chorus_out_of_memory;
-          return;
-        }
-      }
-      break;
-    }
-    }
-    if (finished) {
-      if (T->record) {
-        if (T->t_work < 0) T->t_work = s->now;
-        trace_op(s, th, T, &T->ops[T->op]);
-      }
-      T->op++;
-      T->phase = 0;
-    }
+    if (!finished) return;
+  if (T->record) {
+    if (T->t_work < 0) T->t_work = s->now;
+    trace_op(s, th, T, &T->ops[T->op]);
+  }
+  T->op++;
+  T->phase = 0;
   }
 }
 
@@ -902,15 +952,11 @@ int sim_moves(sim_t *s, size_t count, chorus_dtype_t dt, geom_move_fn fn, void *
   return 0;
 }
 
-chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t *res, char *err, size_t errlen) {
-  memset(res, 0, sizeof *res);
+/* The memory model's memories: a memory limits this call unless the
+ * buffers of all its ranks fit in its cache. */
+static void size_memories(sim_t *s, size_t count) {
   const plan_t *p = s->p;
-  chorus_result_t gr = sim_geometry(s, count, dt, err, errlen);
-  if (gr != chorus_success) return gr;
   size_t buff = s->conn.buffsize;
-  s->eff = s->t->proto[s->o.proto].efficiency;
-  /* The memory model's memories: a memory limits this call unless the
-   * buffers of all its ranks fit in its cache. */
   for (int d = 0; s->wpath && d < s->t->ndevs; d++) {
     const topo_dev_t *m = &s->t->devs[d];
     if (m->mem_res < 0) continue;
@@ -922,7 +968,11 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     }
     s->cap[m->mem_res] = m->llc > 0 && ws <= m->llc ? 0 : m->mem_bw;
   }
-  /* Fresh state for this call. */
+}
+
+/* A fresh network for this call: route c is connection c's, then the
+ * threads' work routes. */
+static chorus_result_t reset_network(sim_t *s) {
   sim_net_destroy(s->net);
   s->net = NULL;
   if (sim_net_create(&s->net, s->nres, s->cap) != chorus_success) return chorus_out_of_memory;
@@ -943,12 +993,17 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     s->wbytes[w] = 0;
   }
   for (int c = 0; c < s->nconn; c++) {
-    conn_t *k = conn(s, c);
+    sim_conn_t *k = conn(s, c);
     k->P = k->D = k->C = 0;
     k->tx = k->wait_send = k->wait_recv = 0;
     s->cinfo[c].bytes = 0;
   }
-  double step_lat = s->t->proto[s->o.proto].step_lat;
+  return chorus_success;
+}
+
+/* Clock, queues, counters and scratch back to the start of a call. */
+static void reset_state(sim_t *s) {
+  const plan_t *p = s->p;
   s->now = 0;
   s->end = 0;
   sim_evq_clear(&s->evq);
@@ -960,27 +1015,37 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   s->trace_first = 1;
   memset(s->queued, 0, s->nthr);
   if (s->scratch_len) memset(s->scratch_len, 0, sizeof *s->scratch_len * (size_t)s->nthr * p->scratch_chunks);
-  if (s->o.trace) {
-    fprintf(s->o.trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-    for (int r = 0; r < p->nranks; r++) {
-      fprintf(s->o.trace, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d (%s)\"}}",
-              s->trace_first ? "" : ",\n", r, r, s->t->devs[s->t->rank_dev[r]].name);
-      s->trace_first = 0;
-      for (int ch = 0; ch < p->nchannels; ch++)
-        fprintf(s->o.trace, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"channel %d\"}}",
-                r, ch, ch);
-    }
-    fprintf(s->o.trace, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"network\"}}",
-            p->nranks);
-    for (int c = 0; c < s->nconn; c++)
-      fprintf(s->o.trace, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%d -> %d ch %d\"}}",
-              p->nranks, c, conn(s, c)->src_thr / p->nchannels, conn(s, c)->dst_thr / p->nchannels,
-              conn(s, c)->src_thr % p->nchannels);
+}
+
+/* The trace's header: a process per rank, a thread per channel, and the
+ * network's connections. */
+static void trace_header(sim_t *s) {
+  const plan_t *p = s->p;
+  fprintf(s->o.trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+  for (int r = 0; r < p->nranks; r++) {
+    fprintf(s->o.trace, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d (%s)\"}}",
+            s->trace_first ? "" : ",\n", r, r, s->t->devs[s->t->rank_dev[r]].name);
+    s->trace_first = 0;
+    for (int ch = 0; ch < p->nchannels; ch++)
+      fprintf(s->o.trace, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"channel %d\"}}",
+              r, ch, ch);
   }
+  fprintf(s->o.trace, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"network\"}}",
+          p->nranks);
+  for (int c = 0; c < s->nconn; c++)
+    fprintf(s->o.trace, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%d -> %d ch %d\"}}",
+            p->nranks, c, conn(s, c)->src_thr / p->nchannels, conn(s, c)->dst_thr / p->nchannels,
+            conn(s, c)->src_thr % p->nchannels);
+}
+
+/* Every thread at the start of its program, woken unless it has nothing
+ * to do. */
+static void start_threads(sim_t *s) {
+  const plan_t *p = s->p;
   s->slot_mask = (s->conn.nsteps & (s->conn.nsteps - 1)) == 0 ? (uint32_t)s->conn.nsteps - 1 : 0;
   s->span_thr = s->o.span_ranks > 0 ? (s->o.span_ranks < p->nranks ? s->o.span_ranks : p->nranks) * p->nchannels : 0;
   for (int th = 0; th < s->nthr; th++) {
-    thr_t *T = &s->thr[th];
+    sim_thr_t *T = &s->thr[th];
     memset(T, 0, sizeof *T);
     int rank = th / p->nchannels;
     T->ch = th % p->nchannels;
@@ -1002,6 +1067,12 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     wake(s, th);
   }
   for (int w = 0; w < s->nwthr; w++) s->thr[s->wthr[w]].wroute = s->nconn + WK_NCLASSES * w;
+}
+
+/* Connection latencies, the calendar for arrivals and the FIFOs of the
+ * fixed delays. */
+static chorus_result_t set_up_queues(sim_t *s) {
+  double step_lat = s->t->proto[s->o.proto].step_lat;
   double maxlat = 0;
   for (int c = 0; c < s->nconn; c++) {
     conn(s, c)->lat = s->cinfo[c].route_lat + step_lat;
@@ -1017,6 +1088,11 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   for (int c = 0; c < s->nconn; c++) conn(s, c)->latq = conn(s, c)->lat > 0 ? (int8_t)sim_evq_fifo(&s->evq, conn(s, c)->lat) : -1;
   for (int th = 0; th < s->nthr; th++)
     s->thr[th].ovq = s->thr[th].op_overhead > 0 ? (int8_t)sim_evq_fifo(&s->evq, s->thr[th].op_overhead) : -1;
+  return chorus_success;
+}
+
+/* The events in time order until none is left or a fault stops them. */
+static void event_loop(sim_t *s) {
   drain(s);
   /* One queue for steps alone on their routes, arrivals and the ends of
    * computation; the flows that share resources are the network's. */
@@ -1044,7 +1120,10 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
     }
     drain(s);
   }
-  if (s->o.trace) fprintf(s->o.trace, "\n]}\n");
+}
+
+/* What each resource carried and how long it was busy, and the result. */
+static void collect(sim_t *s, sim_result_t *res) {
   for (int r = 0; r < s->nres; r++) {
     s->res_busy[r] = sim_net_res_busy(s->net, r, s->end);
     s->res_bytes[r] = 0;
@@ -1059,24 +1138,45 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   res->flows = sim_net_started(s->net);
   res->recomputes = sim_net_recomputes(s->net);
   res->peak_flows = sim_net_peak(s->net);
+}
+
+/* Some program did not finish: names the first one and what it waits for. */
+static void deadlock_message(const sim_t *s, char *err, size_t errlen) {
+  const plan_t *p = s->p;
+  for (int th = 0; th < s->nthr; th++) {
+    const sim_thr_t *T = &s->thr[th];
+    if (T->state == ST_DONE) continue;
+    const plan_op_t *op = &plan_prog_ops(p, th / p->nchannels, th % p->nchannels)[T->op];
+    char what[160];
+    plan_op_format(p, op, what, sizeof what);
+    snprintf(err, errlen,
+             "deadlock at %.3f us: rank %d channel %d waits %s in op %u (%s), iteration %u; %d of %d programs "
+             "finished",
+             s->now * 1e6, th / p->nchannels, th % p->nchannels,
+             T->state == ST_WAIT_IN ? "for data" : "for a free slot", T->op, what, T->iter, s->done_threads, s->nthr);
+    break;
+  }
+}
+
+chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t *res, char *err, size_t errlen) {
+  memset(res, 0, sizeof *res);
+  TRY(sim_geometry(s, count, dt, err, errlen));
+  s->eff = s->t->proto[s->o.proto].efficiency;
+  size_memories(s, count);
+  TRY(reset_network(s));
+  reset_state(s);
+  if (s->o.trace) trace_header(s);
+  start_threads(s);
+  TRY(set_up_queues(s));
+  event_loop(s);
+  if (s->o.trace) fprintf(s->o.trace, "\n]}\n");
+  collect(s, res);
   if (s->fault != chorus_success) {
     snprintf(err, errlen, "out of memory during the simulation");
     return s->fault;
   }
   if (s->done_threads < s->nthr) {
-    for (int th = 0; th < s->nthr; th++) {
-      thr_t *T = &s->thr[th];
-      if (T->state == ST_DONE) continue;
-      const plan_op_t *op = &plan_prog_ops(p, th / p->nchannels, th % p->nchannels)[T->op];
-      char what[160];
-      plan_op_format(p, op, what, sizeof what);
-      snprintf(err, errlen,
-               "deadlock at %.3f us: rank %d channel %d waits %s in op %u (%s), iteration %u; %d of %d programs "
-               "finished",
-               s->now * 1e6, th / p->nchannels, th % p->nchannels,
-               T->state == ST_WAIT_IN ? "for data" : "for a free slot", T->op, what, T->iter, s->done_threads, s->nthr);
-      break;
-    }
+    deadlock_message(s, err, errlen);
     return chorus_internal_error;
   }
   return chorus_success;
@@ -1094,118 +1194,4 @@ void sim_set_trace(sim_t *s, FILE *trace) { s->o.trace = trace; }
 const sim_span_t *sim_spans(const sim_t *s, size_t *n) {
   *n = s->nspans;
   return s->spans;
-}
-
-double sim_bus_factor(chorus_coll_t coll, int n) {
-  switch (coll) {
-  case chorus_allreduce: return n > 0 ? 2.0 * (n - 1) / n : 0;
-  case chorus_allgather:
-  case chorus_reducescatter:
-  case chorus_alltoall: return n > 0 ? (double)(n - 1) / n : 0;
-  default: return 1;
-  }
-}
-
-/* --- analytic mode: the ring reduced to one rank by symmetry --- */
-
-static chorus_result_t append(plan_t *p, int ch, int code, int sb, int sc, int db, int dc, int rp, int spr) {
-  plan_op_t op = {.code = (uint8_t)code, .src_buf = (uint8_t)sb, .dst_buf = (uint8_t)db,
-                  .src_chunk = sc, .dst_chunk = dc, .recv_peer = rp, .send_peer = spr};
-  return plan_append(p, 0, ch, &op);
-}
-
-chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int n, int nch, size_t count,
-                                  chorus_dtype_t dt, const sim_opts_t *o, sim_result_t *res, char *err,
-                                  size_t errlen) {
-  memset(res, 0, sizeof *res);
-  if (coll != chorus_allreduce && coll != chorus_allgather && coll != chorus_reducescatter) {
-    snprintf(err, errlen, "the analytic model covers ring allreduce, allgather and reducescatter, not %s "
-                          "(use --model event)", chorus_coll_name(coll));
-    return chorus_invalid_usage;
-  }
-  if (n < 2 || n > t->nranks || nch < 1 || nch > PLAN_MAX_CHANNELS) {
-    snprintf(err, errlen, "the analytic ring needs 2..%d ranks and 1..%d channels", t->nranks, PLAN_MAX_CHANNELS);
-    return chorus_invalid_argument;
-  }
-  /* The ring's bottleneck: every resource's capacity divided by the ring
-   * connections (every channel's: even channels run r -> r+1, odd ones
-   * r -> r-1, each with its own ECMP hash) crossing it; and the largest
-   * route latency. */
-  int nres = topo_nres(t);
-  int *uses = calloc(nres, sizeof *uses);
-  int32_t *buf = malloc(sizeof *buf * (2 * t->ndevs + 2));
-  if (!uses || !buf) {
-    free(uses), free(buf);
-    return chorus_out_of_memory;
-  }
-  double lat = 0;
-  chorus_result_t r = chorus_success;
-  /* Each ring connection is its own (source, destination) pair. */
-  topo_pathfinder_t *pf = NULL;
-  r = topo_pathfinder_create(&pf, t);
-  for (int src = 0; src < n && r == chorus_success; src++) {
-    for (int dir = 0; dir < (nch > 1 ? 2 : 1) && r == chorus_success; dir++) {
-      int dst = dir == 0 ? (src + 1) % n : (src + n - 1) % n;
-      for (int ch = dir; ch < nch && r == chorus_success; ch += 2) {
-        double l;
-        int len = topo_route_pair(pf, t->rank_dev[src], t->rank_dev[dst], topo_flow_key(src, dst, ch), buf, &l);
-        if (len == -2) {
-          r = chorus_out_of_memory;
-          break;
-        }
-        if (len < 0) {
-          snprintf(err, errlen, "rank %d cannot reach rank %d in %s", src, dst, t->path);
-          r = chorus_invalid_argument;
-          break;
-        }
-        if (l > lat) lat = l;
-        for (int k = 0; k < len; k++) uses[buf[k]]++;
-      }
-    }
-  }
-  double bw = INFINITY;
-  for (int q = 0; q < nres; q++) {
-    double cap = topo_res_cap(t, q);
-    if (uses[q] && cap > 0 && cap / uses[q] < bw) bw = cap / uses[q];
-  }
-  topo_pathfinder_destroy(pf);
-  free(uses), free(buf);
-  if (r != chorus_success) return r;
-  if (isinf(bw)) bw = 0;
-  /* Rank 0's program of the n-rank ring (ring.lua), every peer mapped to
-   * itself: by symmetry, what it receives is what it sent one step before. */
-  plan_t *p = NULL;
-  if ((r = plan_create(&p, coll, 1, nch, 0, NULL)) != chorus_success) return r;
-  p->nchunks = coll == chorus_allreduce ? n : 1;
-  plan_coll_units(coll, n, &p->in_units, &p->out_units);
-  for (int ch = 0; ch < nch && r == chorus_success; ch++) {
-    if (coll == chorus_allreduce) {
-      r = append(p, ch, PLAN_OP_SEND, PLAN_BUF_INPUT, 0, 0, -1, -1, 0);
-      for (int s = 1; s <= n - 2 && r == chorus_success; s++)
-        r = append(p, ch, PLAN_OP_RECV_REDUCE_SEND, PLAN_BUF_INPUT, (n - s) % n, 0, -1, 0, 0);
-      if (r == chorus_success)
-        r = append(p, ch, PLAN_OP_RECV_REDUCE_COPY_SEND, PLAN_BUF_INPUT, 1 % n, PLAN_BUF_OUTPUT, 1 % n, 0, 0);
-      for (int s = 1; s <= n - 2 && r == chorus_success; s++)
-        r = append(p, ch, PLAN_OP_RECV_COPY_SEND, 0, -1, PLAN_BUF_OUTPUT, (1 - s + n) % n, 0, 0);
-      if (r == chorus_success) r = append(p, ch, PLAN_OP_RECV, 0, -1, PLAN_BUF_OUTPUT, 2 % n, 0, -1);
-    } else if (coll == chorus_allgather) {
-      r = append(p, ch, PLAN_OP_SEND, PLAN_BUF_INPUT, 0, 0, -1, -1, 0);
-      if (r == chorus_success) r = append(p, ch, PLAN_OP_COPY, PLAN_BUF_INPUT, 0, PLAN_BUF_OUTPUT, 0, -1, -1);
-      for (int s = 1; s <= n - 2 && r == chorus_success; s++)
-        r = append(p, ch, PLAN_OP_RECV_COPY_SEND, 0, -1, PLAN_BUF_OUTPUT, (n - s) % n, 0, 0);
-      if (r == chorus_success) r = append(p, ch, PLAN_OP_RECV, 0, -1, PLAN_BUF_OUTPUT, 1 % n, 0, -1);
-    } else {
-      r = append(p, ch, PLAN_OP_SEND, PLAN_BUF_INPUT, n - 1, 0, -1, -1, 0);
-      for (int s = 1; s <= n - 2 && r == chorus_success; s++)
-        r = append(p, ch, PLAN_OP_RECV_REDUCE_SEND, PLAN_BUF_INPUT, (2 * n - 1 - s) % n, 0, -1, 0, 0);
-      if (r == chorus_success)
-        r = append(p, ch, PLAN_OP_RECV_REDUCE, PLAN_BUF_INPUT, 0, PLAN_BUF_OUTPUT, 0, 0, -1);
-    }
-  }
-  sim_t *s = NULL;
-  if (r == chorus_success) r = sim_create_ex(&s, t, p, o, &bw, lat, err, errlen);
-  if (r == chorus_success) r = sim_run(s, count, dt, res, err, errlen);
-  sim_destroy(s);
-  plan_destroy(p);
-  return r;
 }

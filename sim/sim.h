@@ -84,6 +84,11 @@ typedef struct sim sim_t;
  * uses is routed once. Both are borrowed for the life of the simulator. */
 chorus_result_t sim_create(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, char *err,
                            size_t errlen);
+/* sim_create on a network of one resource of `cap` bytes per second per
+ * channel, every connection on its channel's, every route of latency `lat`
+ * seconds: the analytic ring's (analytic.h). */
+chorus_result_t sim_create_fixed(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, double cap,
+                                 double lat, char *err, size_t errlen);
 void sim_destroy(sim_t *s);
 
 /* Simulate one call of `count` elements of dtype dt (count as the engine's
@@ -105,26 +110,6 @@ const topo_t *sim_topo(const sim_t *s);
 
 /* --- analytic mode --- */
 
-/* Predict a ring algorithm (the shipped ring.lua: node-aware ring, odd
- * channels reversed) without planning n ranks: on a symmetric topology every
- * rank of a ring is in the same state at the same time, so one rank whose
- * successor is itself, behind a connection with the ring's bottleneck
- * bandwidth (the least capacity share of any resource the ring's routes
- * cross) and its largest latency, replays the whole ring, step by step. The
- * cost is one rank's steps, whatever n. Supports allreduce, allgather,
- * reducescatter, broadcast and reduce; chorus_invalid_usage otherwise. */
-chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int nranks, int nchannels, size_t count,
-                                  chorus_dtype_t dt, const sim_opts_t *o, sim_result_t *res, char *err,
-                                  size_t errlen);
-
-/* --- reports --- */
-
-/* Per-link bytes, busy time and utilisation, busiest first (at most `top`
- * rows; 0: all). */
-void sim_print_links(const sim_t *s, const sim_result_t *r, FILE *f, int top);
-/* A per-rank Gantt chart of the recorded spans, as SVG. */
-void sim_write_timeline(const sim_t *s, const sim_result_t *r, FILE *f, const char *title);
-
 /* The steps a call of `count` elements of dt moves on every channel, in
  * order: the geometry the replay uses (core/geom.h, through this
  * simulator's chunk and piece functions), for the test that holds it to
@@ -132,8 +117,5 @@ void sim_write_timeline(const sim_t *s, const sim_result_t *r, FILE *f, const ch
  * unit; fn returns nonzero to stop. Returns 0, 1 when fn stopped, -1 when
  * the options give no valid geometry. */
 int sim_moves(sim_t *s, size_t count, chorus_dtype_t dt, geom_move_fn fn, void *arg);
-
-/* busbw factor of the collective (DOMAIN.md). */
-double sim_bus_factor(chorus_coll_t coll, int nranks);
 
 #endif

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim.h"
+#include "sim_out.h"
+#include "topo_route.h"
+#include "topo_view.h"
 
 typedef struct {
   int res;

@@ -14,7 +14,10 @@
 
 #include <lauxlib.h>
 
+#include "error.h"
+#include "params.h"
 #include "sandbox.h"
+#include "topo_route.h"
 
 #ifndef CHORUS_SOURCE_TOPOLOGIES
 #define CHORUS_SOURCE_TOPOLOGIES "topologies"
@@ -37,8 +40,8 @@ int topo_proto_parse(const char *name) {
 }
 
 const char *topo_dir(void) {
-  const char *e = getenv("CHORUS_TOPOLOGIES");
-  return e && *e ? e : CHORUS_SOURCE_TOPOLOGIES;
+  const char *e = param_str(PARAM_TOPOLOGIES);
+  return *e ? e : CHORUS_SOURCE_TOPOLOGIES;
 }
 
 int topo_resolve(const char *file, char *path, size_t len, char *err, size_t errlen) {
@@ -588,8 +591,7 @@ static chorus_result_t resolve(builder_t *b, topo_err_t *err) {
   free(tl), free(tp);
   /* Every rank must reach rank 0 (a router from rank 0's device sees them). */
   topo_router_t *r0;
-  chorus_result_t res = topo_router_create(&r0, t, t->rank_dev[0]);
-  if (res != chorus_success) return res;
+  TRY(topo_router_create(&r0, t, t->rank_dev[0]));
   for (int r = 1; r < t->nranks; r++) {
     if (topo_router_hops(r0, t->rank_dev[r]) < 0) {
       snprintf(err->msg, sizeof err->msg,

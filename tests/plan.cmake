@@ -31,3 +31,8 @@ chorus_add_cli_test(golden_explain_broadcast_5 LABELS golden GOLDEN explain_tree
 # check exits non-zero and names the fault for a broken plan, 0 for shipped ones.
 chorus_add_cli_test(check_rhd_1_to_33 LABELS unit REGEX "ok   allreduce +rhd: 33 plans verified"
   COMMAND check rhd --ranks 1-33)
+
+# The floors (DEVELOPERS.md): every include within its floor, and the check
+# catches planted breaches.
+add_test(NAME layering COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/unit/layering.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(layering PROPERTIES LABELS unit)

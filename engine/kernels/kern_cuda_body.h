@@ -274,11 +274,11 @@ typedef struct {
   uint32_t *pos;   /* shared memory: next step of each connection */
   int *rc;         /* shared memory: the block's verdict of the last wait */
   int op_index;
-} chan_t;
+} kcu_chan_t;
 
 /* The first failure of this rank's kernel is recorded; every failure sets
  * the abort word so that every rank's kernel stops. Thread 0 only. */
-static __device__ int fail(chan_t *x, int code, int peer, int sending, uint32_t tag_seen, uint64_t waited) {
+static __device__ int fail(kcu_chan_t *x, int code, int peer, int sending, uint32_t tag_seen, uint64_t waited) {
   volatile kcu_status_t *s = x->a->status;
   if (atomicCAS(x->a->claim, 0u, 1u) == 0u) {
     s->tag_seen = tag_seen;
@@ -298,7 +298,7 @@ static __device__ int fail(chan_t *x, int code, int peer, int sending, uint32_t 
 /* Thread 0: poll until *word - target >= 0 (wrapping), the abort word or the
  * deadline. The abort word and the clock are read every 1024 polls (the
  * abort word is in host memory, across PCIe). */
-static __device__ int wait_for(chan_t *x, const uint32_t *word, uint32_t target, int peer, int sending) {
+static __device__ int wait_for(kcu_chan_t *x, const uint32_t *word, uint32_t target, int peer, int sending) {
   uint64_t t0 = 0;
   for (uint32_t spins = 0; (int32_t)(ld_acquire(word) - target) < 0;) {
     KCU_POLL_HINT();
@@ -314,7 +314,7 @@ static __device__ int wait_for(chan_t *x, const uint32_t *word, uint32_t target,
 
 /* Block-wide: wait for room in the send connection (oslot) and/or data in
  * the receive connection (islot, meta). Every thread returns the verdict. */
-static __device__ int blk_wait(chan_t *x, int in, int out, char **islot, uint64_t *meta, char **oslot) {
+static __device__ int blk_wait(kcu_chan_t *x, int in, int out, char **islot, uint64_t *meta, char **oslot) {
   if (threadIdx.x == 0) {
     int rc = KCU_OK;
     if (in >= 0) {
@@ -345,7 +345,7 @@ static __device__ int blk_wait(chan_t *x, int in, int out, char **islot, uint64_
 }
 
 /* Block-wide, after the data of a step is written: publish it. */
-static __device__ void blk_post(chan_t *x, int out, uint32_t flags) {
+static __device__ void blk_post(kcu_chan_t *x, int out, uint32_t flags) {
   __threadfence_system(); /* each thread's slot writes before the flag (cross-GPU peers too) */
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -359,7 +359,7 @@ static __device__ void blk_post(chan_t *x, int out, uint32_t flags) {
 }
 
 /* Block-wide, after every thread is done reading a received slot. */
-static __device__ void blk_release(chan_t *x, int in) {
+static __device__ void blk_release(kcu_chan_t *x, int in) {
   __syncthreads();
   if (threadIdx.x == 0) {
     uint32_t pos = x->pos[in] + 1;
@@ -370,7 +370,7 @@ static __device__ void blk_release(chan_t *x, int in) {
 }
 
 /* exec.c's chunk(): the address and length of chunk c of a buffer. */
-static __device__ char *chunk(chan_t *x, int buf, int c, size_t *len) {
+static __device__ char *chunk(kcu_chan_t *x, int buf, int c, size_t *len) {
   const kcu_args_t *a = x->a;
   if (buf == KCU_BUF_SCRATCH) {
     *len = x->slen[c];
@@ -384,7 +384,7 @@ static __device__ char *chunk(chan_t *x, int buf, int c, size_t *len) {
 }
 
 /* exec.c's op_send. */
-static __device__ int op_send(chan_t *x, int out, const char *src, size_t len) {
+static __device__ int op_send(kcu_chan_t *x, int out, const char *src, size_t len) {
   size_t off = 0, p = geom_piece(len, x->a->step_bytes, GEOM_STEPS_PER_CHUNK, GEOM_MIN_STEP);
   do {
     size_t n = len - off < p ? len - off : p;
@@ -402,7 +402,7 @@ static __device__ int op_send(chan_t *x, int out, const char *src, size_t len) {
 /* exec.c's op_recv: src == NULL: dst = in; else dst = src (+) in (dst may be
  * NULL); the result also goes to `out` when out >= 0. expect == (size_t)-1:
  * the length is not known (a scratch destination). */
-static __device__ int op_recv(chan_t *x, int in, int out, const char *src, char *dst, size_t expect, size_t *got) {
+static __device__ int op_recv(kcu_chan_t *x, int in, int out, const char *src, char *dst, size_t expect, size_t *got) {
   const kcu_args_t *a = x->a;
   size_t off = 0, cap = expect == (size_t)-1 ? x->ce * a->es : expect;
   int peer = x->p->conns[in].peer;
@@ -439,7 +439,7 @@ static __device__ int op_recv(chan_t *x, int in, int out, const char *src, char 
 }
 
 /* exec.c's run_op. */
-static __device__ int run_op(chan_t *x, const kcu_op_t *op) {
+static __device__ int run_op(kcu_chan_t *x, const kcu_op_t *op) {
   size_t slen = 0, dlen = 0, got = 0;
   const char *src = NULL;
   char *dst = NULL;
@@ -489,7 +489,7 @@ static __global__ void __launch_bounds__(KCU_THREADS, 1) kcu_run(kcu_args_t a) {
   uint64_t *s_slen = sh->slen;
   uint32_t *s_pos = sh->pos;
   const kcu_prog_t *p = a.prog;
-  chan_t x;
+  kcu_chan_t x;
   x.a = &a, x.p = p, x.ch = (int)blockIdx.x, x.k = p->nchunks;
   x.slen = s_slen, x.pos = s_pos, x.rc = &sh->rc, x.op_index = -1;
   geom_part(a.count, a.chan_elems, x.ch, &x.part_off, &x.part_len);

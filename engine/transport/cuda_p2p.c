@@ -5,21 +5,22 @@
 #include <string.h>
 
 #include "cuda_p2p.h"
-#include "params.h"
+#include "error.h"
+#include "geom.h"
 
 static chorus_result_t cup_err(cudaError_t e, const char *what, int device) {
   return err_set(e == cudaErrorMemoryAllocation ? chorus_out_of_memory : chorus_system_error, "CUDA device %d: %s: %s (%s)",
                  device, what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-chorus_result_t cup_counters_create(int device, size_t n, void *stream, kcu_ring_t **out) {
+chorus_result_t cup_counters_create(int device, size_t bytes, void *stream, void **out) {
   *out = NULL;
   cudaError_t e = cudaSetDevice(device);
   if (e != cudaSuccess) return cup_err(e, "selecting the device", device);
   void *p = NULL;
-  e = cudaMalloc(&p, n * sizeof(kcu_ring_t));
+  e = cudaMalloc(&p, bytes);
   if (e != cudaSuccess) return cup_err(e, "allocating connection counters", device);
-  e = cudaMemsetAsync(p, 0, n * sizeof(kcu_ring_t), (cudaStream_t)stream);
+  e = cudaMemsetAsync(p, 0, bytes, (cudaStream_t)stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize((cudaStream_t)stream);
   if (e != cudaSuccess) {
     cudaFree(p);

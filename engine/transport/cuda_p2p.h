@@ -1,8 +1,8 @@
 /* cuda_p2p.h -- CUDA peer memory for ranks of one process: a connection's
- * slot ring (kernels/kern_cuda.h's kcu_ring_t and its slots) in the
- * receiver's device memory, written directly by the sender's kernel through
- * a device pointer (same GPU, or a peer GPU with peer access enabled), and
- * host-mapped words that kernels and the host both see. Unlike shm and
+ * slot ring (the counters, which kernels/kern_cuda.h lays out as kcu_ring_t,
+ * and the slots) in the receiver's device memory, written directly by the
+ * sender's kernel through a device pointer (same GPU, or a peer GPU with
+ * peer access enabled), and host-mapped words that kernels and the host both see. Unlike shm and
  * sockets there is no transport_t here: the kernel itself moves the steps,
  * so set-up is all there is. Knows nothing of plans. Only built with CUDA. */
 #ifndef CHORUS_CUDA_P2P_H
@@ -11,12 +11,11 @@
 #include <stddef.h>
 
 #include "chorus.h"
-#include "kern_cuda.h"
 
-/* n zeroed connection counters on `device`, zeroed on `stream` and waited
+/* `bytes` of zeroed connection counters on `device`, zeroed on `stream` and waited
  * for: made when no collective kernel runs yet (a wait on a stream could
  * otherwise queue behind a kernel that waits on this rank). */
-chorus_result_t cup_counters_create(int device, size_t n, void *stream, kcu_ring_t **out);
+chorus_result_t cup_counters_create(int device, size_t bytes, void *stream, void **out);
 /* The GEOM_NSTEPS slots of step_bytes of one connection on `device`: an
  * allocation only, no work on any stream, so safe while kernels run. */
 chorus_result_t cup_slots_create(int device, size_t step_bytes, char **out);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "transport.h"
+#include "params.h"
 
 double tr_now(void) {
   struct timespec ts;

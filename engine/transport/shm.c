@@ -55,14 +55,14 @@ static chorus_result_t map_seg(const char *name, size_t size, int create, void *
   return chorus_success;
 }
 
-static chorus_result_t shm_send_setup(conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
+static chorus_result_t shm_send_setup(tr_conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
   shm_desc_t d = {.pid = (int)getpid()};
   memcpy(desc, &d, sizeof d);
   *len = sizeof d;
   return chorus_success;
 }
 
-static chorus_result_t shm_recv_setup(conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
+static chorus_result_t shm_recv_setup(tr_conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
   shm_priv_t *p = calloc(1, sizeof *p);
   if (!p) return err_set(chorus_out_of_memory, "shm: out of memory");
   c->priv = p;
@@ -78,7 +78,7 @@ static chorus_result_t shm_recv_setup(conn_t *c, const tr_args_t *a, void *desc,
     snprintf(p->name, sizeof p->name, "/chorus-%d-%08x-%d-%d", (int)getpid(), nonce, a->peer, a->channel);
     res = map_seg(p->name, p->size, 1, &p->base);
   } while (res != chorus_success && errno == EEXIST && ++tries < 4);
-  if (res != chorus_success) return res;
+  TRY(res);
   p->owner = 1;
   ring_ctrl_t *ctrl = p->base;
   memset(ctrl, 0, sizeof *ctrl);
@@ -92,7 +92,7 @@ static chorus_result_t shm_recv_setup(conn_t *c, const tr_args_t *a, void *desc,
   return chorus_success;
 }
 
-static chorus_result_t shm_send_connect(conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
+static chorus_result_t shm_send_connect(tr_conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
   shm_desc_t d;
   if (len != sizeof d) return err_set(chorus_remote_error, "shm: rank %d sent a bad descriptor", a->peer);
   memcpy(&d, desc, sizeof d);
@@ -101,8 +101,7 @@ static chorus_result_t shm_send_connect(conn_t *c, const tr_args_t *a, const voi
   c->priv = p;
   snprintf(p->name, sizeof p->name, "%s", d.name);
   p->size = seg_size(a->step_bytes);
-  chorus_result_t res = map_seg(p->name, p->size, 0, &p->base);
-  if (res != chorus_success) return res;
+  TRY(map_seg(p->name, p->size, 0, &p->base));
   /* The receiver keeps the segment mapped; the name is no longer needed. */
   shm_unlink(p->name);
   ring_ctrl_t *ctrl = p->base;
@@ -112,7 +111,7 @@ static chorus_result_t shm_send_connect(conn_t *c, const tr_args_t *a, const voi
   return chorus_success;
 }
 
-static chorus_result_t shm_recv_connect(conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
+static chorus_result_t shm_recv_connect(tr_conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
   shm_desc_t d;
   if (len != sizeof d) return err_set(chorus_remote_error, "shm: rank %d sent a bad descriptor", a->peer);
   memcpy(&d, desc, sizeof d);
@@ -120,7 +119,7 @@ static chorus_result_t shm_recv_connect(conn_t *c, const tr_args_t *a, const voi
   return chorus_success;
 }
 
-static void shm_free(conn_t *c) {
+static void shm_free(tr_conn_t *c) {
   shm_priv_t *p = c->priv;
   if (!p) return;
   if (p->base) munmap(p->base, p->size);

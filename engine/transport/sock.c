@@ -31,6 +31,8 @@
 #include "net.h"
 #include "sock_msg.h"
 #include "transport.h"
+#include "log.h"
+#include "params.h"
 
 typedef struct sock_priv sock_priv_t;
 
@@ -67,7 +69,7 @@ struct sock_priv {
   size_t direct_max; /* CHORUS_SOCKET_DIRECT */
   int bulk;          /* receive: the last step was large (over direct_max, or more of its chunk follow): the proxies read (atomic) */
   double timeout;    /* CHORUS_TIMEOUT, for the executor's own socket reads and writes */
-  conn_t *conn;
+  tr_conn_t *conn;
 };
 
 const char *sock_desc_check(const void *buf, size_t len, sock_desc_t *out) {
@@ -95,7 +97,7 @@ const char *sock_hello_check(const void *buf, size_t len, const tr_args_t *a, in
 static int send_hook(ring_t *r, ring_hook_op_t op);
 static int recv_hook(ring_t *r, ring_hook_op_t op);
 
-static chorus_result_t priv_create(conn_t *c, const tr_args_t *a, int is_send) {
+static chorus_result_t priv_create(tr_conn_t *c, const tr_args_t *a, int is_send) {
   sock_priv_t *p = calloc(1, sizeof *p);
   if (!p) return err_set(chorus_out_of_memory, "sock: out of memory");
   c->priv = p;
@@ -224,7 +226,7 @@ static void step_sent(sock_priv_t *p, uint32_t s) {
  * full) leave it, or what is left of it, to the stream's proxy. */
 static int send_hook(ring_t *r, ring_hook_op_t op) {
   if (op != RING_HOOK_POSTED) return 0;
-  conn_t *c = r->hook_arg;
+  tr_conn_t *c = r->hook_arg;
   sock_priv_t *p = c->priv;
   uint32_t s = r->pos - 1;
   sock_stream_t *st = &p->streams[s % (uint32_t)p->nsocks];
@@ -379,7 +381,7 @@ static void stream_release(sock_stream_t *st) {
  * steps are large (the proxies overlap reading with its work there); before
  * it sleeps on the ring it gives the stream back. */
 static int recv_hook(ring_t *r, ring_hook_op_t op) {
-  conn_t *c = r->hook_arg;
+  tr_conn_t *c = r->hook_arg;
   sock_priv_t *p = c->priv;
   uint32_t s = r->pos;
   sock_stream_t *st = &p->streams[s % (uint32_t)p->nsocks];
@@ -436,27 +438,25 @@ static chorus_result_t start_streams(sock_priv_t *p) {
   return chorus_success;
 }
 
-static chorus_result_t sock_send_setup(conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
+static chorus_result_t sock_send_setup(tr_conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
   *len = 0;
   return priv_create(c, a, 1);
 }
 
-static chorus_result_t sock_recv_setup(conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
-  chorus_result_t res = priv_create(c, a, 0);
-  if (res != chorus_success) return res;
+static chorus_result_t sock_recv_setup(tr_conn_t *c, const tr_args_t *a, void *desc, size_t *len) {
+  TRY(priv_create(c, a, 0));
   sock_priv_t *p = c->priv;
   sock_desc_t d = {.nsocks = p->nsocks};
   memcpy(&d.addr, a->ifaddr, sizeof d.addr);
   if (d.addr.sa.ss_family == AF_INET) ((struct sockaddr_in *)&d.addr.sa)->sin_port = 0;
   else ((struct sockaddr_in6 *)&d.addr.sa)->sin6_port = 0;
-  res = net_listen(&d.addr, &p->lfd);
-  if (res != chorus_success) return res;
+  TRY(net_listen(&d.addr, &p->lfd));
   memcpy(desc, &d, sizeof d);
   *len = sizeof d;
   return chorus_success;
 }
 
-static chorus_result_t sock_send_connect(conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
+static chorus_result_t sock_send_connect(tr_conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
   sock_priv_t *p = c->priv;
   sock_desc_t d;
   const char *bad = sock_desc_check(desc, len, &d);
@@ -465,18 +465,17 @@ static chorus_result_t sock_send_connect(conn_t *c, const tr_args_t *a, const vo
   double timeout = (double)param_int(PARAM_TIMEOUT);
   for (int i = 0; i < p->nsocks; i++) {
     chorus_result_t res = net_connect(&d.addr, timeout, NET_LISTENING, &p->fds[i]); /* it listened before it sent d */
-    if (res != chorus_success) return res;
+    TRY(res);
     net_tune(p->fds[i], param_int(PARAM_SOCKET_BUFSIZE));
     sock_hello_t h = {.magic = SOCK_MAGIC, .version = SOCK_VERSION, .rank = a->rank, .channel = a->channel,
                       .stream = i};
     memcpy(h.secret, a->secret, 16);
-    res = net_send_all(p->fds[i], &h, sizeof h, timeout);
-    if (res != chorus_success) return res;
+    TRY(net_send_all(p->fds[i], &h, sizeof h, timeout));
   }
   return start_streams(p);
 }
 
-static chorus_result_t sock_recv_connect(conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
+static chorus_result_t sock_recv_connect(tr_conn_t *c, const tr_args_t *a, const void *desc, size_t len) {
   sock_priv_t *p = c->priv;
   double timeout = (double)param_int(PARAM_TIMEOUT), deadline = tr_now() + timeout;
   int got = 0;
@@ -513,7 +512,7 @@ static chorus_result_t sock_recv_connect(conn_t *c, const tr_args_t *a, const vo
  * what is posted (bounded by CHORUS_TIMEOUT), then half-close so the peer
  * reads the data and then end-of-file. Closing at once lost the peer's last
  * steps (seen in CI under load). An aborted ring is not drained. */
-static void sock_drain(conn_t *c, sock_priv_t *p) {
+static void sock_drain(tr_conn_t *c, sock_priv_t *p) {
   ring_ctrl_t *ctrl = c->ring.ctrl;
   if (!p->is_send || !ctrl || !p->streams[0].started) return;
   ring_t r = c->ring;
@@ -529,7 +528,7 @@ static void sock_drain(conn_t *c, sock_priv_t *p) {
     if (p->fds[i] >= 0) shutdown(p->fds[i], SHUT_WR);
 }
 
-static void sock_free(conn_t *c) {
+static void sock_free(tr_conn_t *c) {
   sock_priv_t *p = c->priv;
   if (!p) return;
   sock_drain(c, p);
@@ -558,7 +557,7 @@ static void sock_free(conn_t *c) {
 /* The executor calls this when every posted step has been written (the
  * ring's tail passed them), so no proxy writes stream 0 meanwhile, and
  * nothing else ever reads a sender's streams. */
-static ring_wait_t sock_flush(conn_t *c, double timeout_s) {
+static ring_wait_t sock_flush(tr_conn_t *c, double timeout_s) {
   sock_priv_t *p = c->priv;
   ring_ctrl_t *ctrl = c->ring.ctrl;
   uint64_t meta = (uint64_t)c->ring.pos << 32 | SOCK_FLUSH;
@@ -577,7 +576,7 @@ static ring_wait_t sock_flush(conn_t *c, double timeout_s) {
 
 /* Nothing but a flush's answer ever arrives on a sender's stream, so
  * anything readable there is the receiver's end closing. */
-static ring_wait_t sock_check(conn_t *c) {
+static ring_wait_t sock_check(tr_conn_t *c) {
   sock_priv_t *p = c->priv;
   char b;
   ssize_t n = recv(p->fds[0], &b, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -590,7 +589,7 @@ static ring_wait_t sock_check(conn_t *c) {
  * and its waits fail at once, not at their timeout (a local abort alone
  * stays local: the peer's ring is in its own memory). The proxies and fds
  * stay until sock_free. */
-static void sock_abort(conn_t *c) {
+static void sock_abort(tr_conn_t *c) {
   sock_priv_t *p = c->priv;
   for (int i = 0; p && i < SOCK_MAX_STREAMS; i++)
     if (p->fds[i] >= 0) shutdown(p->fds[i], SHUT_RDWR);

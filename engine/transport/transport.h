@@ -21,6 +21,8 @@
 #include <stdint.h>
 
 #include "chorus.h"
+#include "error.h"
+#include "geom.h"
 #include "params.h"
 
 /* Step metadata: bytes in the low 31 bits, "more steps of this chunk
@@ -140,7 +142,7 @@ typedef struct {
 
 #define TR_DESC_MAX 256
 
-typedef struct conn conn_t;
+typedef struct tr_conn tr_conn_t;
 
 /* A transport: the communicator calls these without knowing which one it is.
  * Setup on both ends produces a descriptor that the bootstrap carries to the
@@ -148,25 +150,25 @@ typedef struct conn conn_t;
  * conn->ring is ready for the executor. */
 typedef struct {
   const char *name;
-  chorus_result_t (*send_setup)(conn_t *c, const tr_args_t *a, void *desc, size_t *len);
-  chorus_result_t (*recv_setup)(conn_t *c, const tr_args_t *a, void *desc, size_t *len);
-  chorus_result_t (*send_connect)(conn_t *c, const tr_args_t *a, const void *desc, size_t len);
-  chorus_result_t (*recv_connect)(conn_t *c, const tr_args_t *a, const void *desc, size_t len);
+  chorus_result_t (*send_setup)(tr_conn_t *c, const tr_args_t *a, void *desc, size_t *len);
+  chorus_result_t (*recv_setup)(tr_conn_t *c, const tr_args_t *a, void *desc, size_t *len);
+  chorus_result_t (*send_connect)(tr_conn_t *c, const tr_args_t *a, const void *desc, size_t len);
+  chorus_result_t (*recv_connect)(tr_conn_t *c, const tr_args_t *a, const void *desc, size_t len);
   /* After a local failure: make the peer notice now (NULL: the ring's abort
    * flag already reaches it, as in shared memory). */
-  void (*abort)(conn_t *c);
+  void (*abort)(tr_conn_t *c);
   /* Sender, every posted step already out of the ring: wait until the peer's
    * rank has taken them all (NULL: the ring's tail says so already, as in
    * shared memory). RING_ABORTED when the peer aborted instead. */
-  ring_wait_t (*flush)(conn_t *c, double timeout_s);
+  ring_wait_t (*flush)(tr_conn_t *c, double timeout_s);
   /* Sender, without waiting: RING_ABORTED when the peer's end is known to
    * have closed (NULL: the ring's abort flag already says so). */
-  ring_wait_t (*check)(conn_t *c);
+  ring_wait_t (*check)(tr_conn_t *c);
   /* Stop proxies and release everything; safe on a half-set-up connection. */
-  void (*free)(conn_t *c);
+  void (*free)(tr_conn_t *c);
 } transport_t;
 
-struct conn {
+struct tr_conn {
   int peer, channel, is_send;
   ring_t ring;
   const transport_t *tr;

@@ -9,6 +9,8 @@
 
 #include "fuzz_util.h"
 #include "topo.h"
+#include "topo_route.h"
+#include "topo_view.h"
 
 static void check_topology(const topo_t *t) {
   FUZZ_ASSERT(t->nranks >= 1 && t->nranks <= PLAN_MAX_RANKS);

@@ -10,6 +10,7 @@
 #include "cuda_args.h"
 #include "geom.h"
 #include "params.h"
+#include "cache.h"
 #include "planner.h"
 #include "test.h"
 

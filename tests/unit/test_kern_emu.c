@@ -17,6 +17,7 @@
 
 #include "coll_ref.h"
 #include "cuda_args.h"
+#include "cache.h"
 #include "planner.h"
 #include "test.h"
 

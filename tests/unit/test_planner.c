@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "planner.h"
 #include "test.h"
 #include "verify.h"

@@ -13,7 +13,7 @@
 
 /* The parent creates the receiving end; a forked child maps it (the
  * descriptor is inherited through fork) and runs `sender`. */
-static int make_pair(conn_t *rc, pid_t *child, void (*sender)(conn_t *), size_t step) {
+static int make_pair(tr_conn_t *rc, pid_t *child, void (*sender)(tr_conn_t *), size_t step) {
   static volatile int stop = 0;
   tr_args_t a = {.rank = 0, .peer = 1, .channel = 0, .step_bytes = step, .stop = &stop};
   char desc[TR_DESC_MAX];
@@ -21,7 +21,7 @@ static int make_pair(conn_t *rc, pid_t *child, void (*sender)(conn_t *), size_t 
   if (shm_transport.recv_setup(rc, &a, desc, &len) != chorus_success) return -1;
   pid_t pid = fork();
   if (pid == 0) {
-    conn_t sc = {.peer = 0, .is_send = 1};
+    tr_conn_t sc = {.peer = 0, .is_send = 1};
     tr_args_t b = a;
     b.rank = 1, b.peer = 0;
     if (shm_transport.send_connect(&sc, &b, desc, len) != chorus_success) _exit(3);
@@ -34,7 +34,7 @@ static int make_pair(conn_t *rc, pid_t *child, void (*sender)(conn_t *), size_t 
 
 #define NSTEPS_SENT 1000
 
-static void send_many(conn_t *sc) {
+static void send_many(tr_conn_t *sc) {
   for (uint32_t s = 0; s < NSTEPS_SENT; s++) {
     void *slot;
     if (ring_wait_room(&sc->ring, &slot, 10) != RING_OK) _exit(4);
@@ -46,7 +46,7 @@ static void send_many(conn_t *sc) {
 }
 
 static void steps_arrive_in_order_with_meta(void) {
-  conn_t rc = {.peer = 1};
+  tr_conn_t rc = {.peer = 1};
   pid_t child;
   CHECK_TRUE(make_pair(&rc, &child, send_many, 8192) == 0);
   int bad = 0;
@@ -76,10 +76,10 @@ static void steps_arrive_in_order_with_meta(void) {
   shm_transport.free(&rc);
 }
 
-static void send_nothing_then_die(conn_t *sc) { usleep(100000); }
+static void send_nothing_then_die(tr_conn_t *sc) { usleep(100000); }
 
 static void dead_sender_ends_the_wait(void) {
-  conn_t rc = {.peer = 1};
+  tr_conn_t rc = {.peer = 1};
   pid_t child;
   CHECK_TRUE(make_pair(&rc, &child, send_nothing_then_die, 4096) == 0);
   rc.ring.peer_pid = child;
@@ -96,7 +96,7 @@ static void dead_sender_ends_the_wait(void) {
 }
 
 static void abort_wakes_a_sleeping_waiter(void) {
-  conn_t rc = {.peer = 1};
+  tr_conn_t rc = {.peer = 1};
   pid_t child;
   CHECK_TRUE(make_pair(&rc, &child, send_nothing_then_die, 4096) == 0);
   pid_t k = fork();
@@ -118,7 +118,7 @@ static void abort_wakes_a_sleeping_waiter(void) {
 }
 
 static void wait_times_out(void) {
-  conn_t rc = {.peer = 1};
+  tr_conn_t rc = {.peer = 1};
   static volatile int stop = 0;
   tr_args_t a = {.step_bytes = 4096, .stop = &stop};
   char desc[TR_DESC_MAX];

@@ -10,12 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analytic.h"
+#include "busbw.h"
 #include "planner.h"
 #include "sim.h"
 #include "sim_evq.h"
 #include "sim_net.h"
 #include "test.h"
 #include "topo.h"
+#include "topo_route.h"
 
 static int near(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
 

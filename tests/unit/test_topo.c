@@ -9,6 +9,7 @@
 
 #include "test.h"
 #include "topo.h"
+#include "topo_route.h"
 
 static int near(double a, double b, double rel) { return fabs(a - b) <= rel * fabs(b); }
 

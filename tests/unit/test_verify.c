@@ -3,6 +3,7 @@
  * channel, op and script line; explain prints the rounds. */
 #include <stdlib.h>
 
+#include "explain.h"
 #include "plan.h"
 #include "test.h"
 #include "verify.h"

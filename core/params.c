@@ -1,29 +1,11 @@
-/* params.c -- the table of CHORUS_* settings, their reading and logging, and
- * the engine's error recording. */
-#define _GNU_SOURCE /* dladdr */
+/* params.c -- the table of CHORUS_* settings and their reading. */
 #include "params.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <gsl/gsl_version.h>
-#include <hwloc.h>
-#include <lua.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
-#include <unistd.h>
-
-#ifndef CHORUS_BUILD_TYPE
-#define CHORUS_BUILD_TYPE "unknown"
-#endif
-#ifndef CHORUS_BUILD_OPTIONS
-#define CHORUS_BUILD_OPTIONS ""
-#endif
 
 static const param_def_t defs[PARAM_COUNT] = {
     [PARAM_BUFFSIZE] = {"CHORUS_BUFFSIZE", PARAM_INT, "4194304",
@@ -46,7 +28,7 @@ static const param_def_t defs[PARAM_COUNT] = {
     [PARAM_DEBUG] = {"CHORUS_DEBUG", PARAM_STR, "WARN", "log level: NONE, WARN, INFO or TRACE"},
     [PARAM_DEBUG_SUBSYS] = {"CHORUS_DEBUG_SUBSYS", PARAM_STR, "",
                             "subsystems to log (INIT,BOOT,SHM,SOCK,EXEC,TUNE,...), ^ to exclude; empty: all"},
-    [PARAM_ALGOS] = {"CHORUS_ALGOS", PARAM_STR, "", "folder of algorithm scripts; empty: the shipped ones"},
+    [PARAM_ALGOS] = {"CHORUS_ALGOS", PARAM_STR, "", "folder of algorithm scripts; empty: the shipped ones", 1},
     [PARAM_SHM_DISABLE] = {"CHORUS_SHM_DISABLE", PARAM_INT, "0", "1: use sockets even inside a host"},
     [PARAM_VERIFY] = {"CHORUS_VERIFY", PARAM_INT, "1", "1: prove every plan before its first use"},
     [PARAM_SOCKET_BUFSIZE] = {"CHORUS_SOCKET_BUFSIZE", PARAM_INT, "4194304",
@@ -71,61 +53,84 @@ static const param_def_t defs[PARAM_COUNT] = {
                         "folder for hang reports (on a timeout, or SIGUSR1 during a call)"},
     [PARAM_RSH] = {"CHORUS_RSH", PARAM_STR, "ssh -o BatchMode=yes",
                    "remote shell of chorus doctor --hosts without a launcher: words, then the host, then the command"},
+    [PARAM_TOPOLOGIES] = {"CHORUS_TOPOLOGIES", PARAM_STR, "",
+                          "folder of topology descriptions; empty: the shipped ones", 1},
+    [PARAM_PLAN_THREADS] = {"CHORUS_PLAN_THREADS", PARAM_INT, "0",
+                            "threads that plan a large communicator (64 ranks or more); 0: the CPUs this process may use",
+                            1},
+    [PARAM_ROOT] = {"CHORUS_ROOT", PARAM_STR, "",
+                    "host:port of rank 0's bootstrap for chorus_comm_init_env; empty: MASTER_ADDR/MASTER_PORT, the "
+                    "Slurm node list, or this host", 1},
+    [PARAM_SECRET] = {"CHORUS_SECRET", PARAM_STR, "",
+                      "32 hex digits every rank of a job shares, checked at the bootstrap; empty: derived from the "
+                      "launcher's job id and the root", 1},
+    [PARAM_SOURCE] = {"CHORUS_SOURCE", PARAM_STR, "",
+                      "source tree chorus exp works in (experiments/, results/); empty: the one this copy was built from",
+                      1},
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *values[PARAM_COUNT];
 static int from_env[PARAM_COUNT];
 static long ivalues[PARAM_COUNT];
-static log_level_t level = LOG_WARN;
 
-static log_level_t parse_level(const char *s) {
-  if (!strcasecmp(s, "NONE")) return LOG_NONE;
-  if (!strcasecmp(s, "INFO")) return LOG_INFO;
-  if (!strcasecmp(s, "TRACE")) return LOG_TRACE;
-  return LOG_WARN;
+/* The integer value of text, or the default with a message naming the
+ * variable when it is not a number. */
+static long to_int(const param_def_t *d, const char *text) {
+  char *end;
+  if (!*text) text = d->dflt; /* set but empty: the default */
+  errno = 0;
+  long v = strtol(text, &end, 0);
+  if (end == text || *end || errno) {
+    fprintf(stderr, "chorus: %s='%s' is not a number; using %s\n", d->name, text, d->dflt);
+    v = strtol(d->dflt, NULL, 0);
+  }
+  return v;
 }
 
-static void emit(log_level_t lvl, const char *subsys, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
+/* The environment is read here and nowhere else in Chorus (launcher.c reads
+ * the launchers' own variables). */
 static void load(void) {
   for (int i = 0; i < PARAM_COUNT; i++) {
     const char *e = getenv(defs[i].name);
     from_env[i] = e != NULL;
     values[i] = e ? e : defs[i].dflt;
-    if (defs[i].type == PARAM_INT) {
-      char *end;
-      ivalues[i] = strtol(values[i], &end, 0);
-      if (*end) {
-        fprintf(stderr, "chorus: %s='%s' is not a number; using %s\n", defs[i].name, values[i], defs[i].dflt);
-        ivalues[i] = strtol(defs[i].dflt, NULL, 0);
-      }
-    }
+    if (defs[i].type == PARAM_INT) ivalues[i] = to_int(&defs[i], values[i]);
   }
-  level = parse_level(values[PARAM_DEBUG]);
-  /* Not log_msg: it would re-enter this pthread_once routine and deadlock. */
-  for (int i = 0; i < PARAM_COUNT; i++)
-    if (from_env[i] && level >= LOG_INFO)
-      emit(LOG_INFO, "INIT", "%s=%s (default %s)", defs[i].name, values[i], defs[i].dflt);
 }
 
 const param_def_t *param_def(param_id_t id) { return &defs[id]; }
 
 long param_int(param_id_t id) {
+  if (defs[id].live) {
+    const char *e = getenv(defs[id].name);
+    return to_int(&defs[id], e ? e : defs[id].dflt);
+  }
   pthread_once(&once, load);
   return ivalues[id];
 }
 
 const char *param_str(param_id_t id) {
+  if (defs[id].live) {
+    const char *e = getenv(defs[id].name);
+    return e ? e : defs[id].dflt;
+  }
   pthread_once(&once, load);
   return values[id];
 }
 
-void param_list(FILE *f) {
+int param_is_set(param_id_t id) {
+  if (defs[id].live) return getenv(defs[id].name) != NULL;
   pthread_once(&once, load);
-  for (int i = 0; i < PARAM_COUNT; i++)
-    fprintf(f, "  %-24s %-10s %-8s %s\n", defs[i].name, values[i][0] ? values[i] : "\"\"",
-            from_env[i] ? "(env)" : "(default)", defs[i].help);
+  return from_env[id];
+}
+
+void param_list(FILE *f) {
+  for (int i = 0; i < PARAM_COUNT; i++) {
+    const char *v = param_str((param_id_t)i);
+    fprintf(f, "  %-24s %-10s %-8s %s\n", defs[i].name, v[0] ? v : "\"\"",
+            param_is_set((param_id_t)i) ? "(env)" : "(default)", defs[i].help);
+  }
 }
 
 int param_parse_bytes(const char *s, size_t *out) {
@@ -159,98 +164,3 @@ int param_in_list(const char *list, const char *name) {
   }
   return 0;
 }
-
-int log_enabled(log_level_t lvl, const char *subsys) {
-  pthread_once(&once, load);
-  if (lvl > level) return 0;
-  const char *want = values[PARAM_DEBUG_SUBSYS];
-  if (!want[0] || lvl == LOG_WARN) return 1;
-  return want[0] == '^' ? !param_in_list(want + 1, subsys) : param_in_list(want, subsys);
-}
-
-static _Thread_local int log_rank = -1;
-void log_set_rank(int rank) { log_rank = rank; }
-
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static FILE *log_file;
-static int log_started;
-
-/* CHORUS_DEBUG_FILE with %h and %p expanded; stderr when unset or unopenable. */
-static FILE *open_log(void) {
-  const char *pat = values[PARAM_DEBUG_FILE];
-  if (!pat[0]) return stderr;
-  char path[1024], host[64] = "?";
-  gethostname(host, sizeof host);
-  size_t len = 0;
-  for (const char *p = pat; *p && len < sizeof path - 1; p++) {
-    if (p[0] == '%' && (p[1] == 'h' || p[1] == 'p')) {
-      if (p[1] == 'h') len += (size_t)snprintf(path + len, sizeof path - len, "%s", host);
-      else len += (size_t)snprintf(path + len, sizeof path - len, "%d", (int)getpid());
-      if (len >= sizeof path) len = sizeof path - 1;
-      p++;
-    } else {
-      path[len++] = *p;
-    }
-  }
-  path[len] = 0;
-  FILE *f = fopen(path, "a");
-  if (!f) {
-    fprintf(stderr, "chorus: CHORUS_DEBUG_FILE=%s: cannot open %s: %s; logging to stderr\n", pat, path,
-            strerror(errno));
-    return stderr;
-  }
-  setvbuf(f, NULL, _IOLBF, 0);
-  return f;
-}
-
-/* Versions of the libraries this copy was compiled against (their headers). */
-static const char *chorus_build_versions(void) {
-  static char buf[160];
-  if (!buf[0])
-    snprintf(buf, sizeof buf, "GSL %s, hwloc API %u.%u.%u", GSL_VERSION, HWLOC_API_VERSION >> 16,
-             (HWLOC_API_VERSION >> 8) & 0xff, HWLOC_API_VERSION & 0xff);
-  return buf;
-}
-
-static void banner(FILE *f, const char *host) {
-  Dl_info info = {0};
-  dladdr((void *)&log_msg, &info);
-  int v = chorus_version();
-  fprintf(f, "%s:%d chorus INFO INIT Chorus %d.%d.%d, library %s, build %s, %s; built with %s%s%s\n", host,
-          (int)getpid(), v / 10000, v / 100 % 100, v % 100, info.dli_fname ? info.dli_fname : "(unknown)",
-          CHORUS_BUILD_TYPE, CHORUS_BUILD_OPTIONS, LUA_RELEASE, chorus_build_versions()[0] ? ", " : "",
-          chorus_build_versions());
-}
-
-static void vemit(log_level_t lvl, const char *subsys, const char *fmt, va_list ap) {
-  char host[64] = "?", line[1024], rank[16] = "-";
-  gethostname(host, sizeof host);
-  vsnprintf(line, sizeof line, fmt, ap);
-  if (log_rank >= 0) snprintf(rank, sizeof rank, "%d", log_rank);
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  static const char *names[] = {"", "WARN", "INFO", "TRACE"};
-  pthread_mutex_lock(&log_lock);
-  if (!log_file) log_file = open_log();
-  if (!log_started && level >= LOG_INFO) banner(log_file, host);
-  log_started = 1;
-  fprintf(log_file, "%s:%d rank %s [%ld.%06ld] chorus %s %s %s\n", host, (int)getpid(), rank, (long)ts.tv_sec,
-          ts.tv_nsec / 1000, names[lvl], subsys, line);
-  pthread_mutex_unlock(&log_lock);
-}
-
-static void emit(log_level_t lvl, const char *subsys, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vemit(lvl, subsys, fmt, ap);
-  va_end(ap);
-}
-
-void log_msg(log_level_t lvl, const char *subsys, const char *fmt, ...) {
-  if (!log_enabled(lvl, subsys)) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vemit(lvl, subsys, fmt, ap);
-  va_end(ap);
-}
-

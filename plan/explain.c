@@ -1,0 +1,249 @@
+/* explain.c -- the explainer (explain.h): the verifier's out-of-place run,
+ * printed round by round: which chunk moves from which rank to which, and
+ * after each round what every rank holds. */
+#include "explain.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify_run.h"
+
+/* A value as explain shows it at chunk index `at`: for reductions the set
+ * of ranks ("{0-3}", with "@in[5]" when it is another position than the
+ * chunk it sits in), for data movement its origin ("r2.in[0]"). */
+static void explain_value(const vrun_t *R, vval_t v, int at, char *buf, size_t len) {
+  char set[EXPLAIN_CELL - 24];
+  if (!v) {
+    snprintf(buf, len, ".");
+    return;
+  }
+  vrun_ranks_text(R, v, set, sizeof set);
+  int pos = val_pos(R, v);
+  if (plan_coll_reduces(R->p->coll) && pos == at)
+    snprintf(buf, len, "{%s}", set);
+  else if (plan_coll_reduces(R->p->coll))
+    snprintf(buf, len, "{%s}@in[%d]", set, pos);
+  else if (val_count(R, v) == 1)
+    snprintf(buf, len, "r%s.in[%d]", set, pos);
+  else
+    snprintf(buf, len, "{%s}.in[%d]", set, pos);
+}
+
+static void explain_label(const vrun_t *R, int pi, char *buf, size_t len) {
+  if (R->nch > 1)
+    snprintf(buf, len, "r%d ch%d", pi / R->nch, pi % R->nch);
+  else
+    snprintf(buf, len, "r%d", pi / R->nch);
+}
+
+static void explain_header(const vrun_t *R) {
+  const plan_t *p = R->p;
+  FILE *f = R->trace;
+  fprintf(f, "%s %s%s%s%s: %d rank%s on %d node%s, %d channel%s, %d chunk%s per unit\n",
+          p->algo[0] ? p->algo : "unnamed", chorus_coll_name(p->coll), p->opts[0] ? " (" : "", p->opts,
+          p->opts[0] ? ")" : "", R->n, R->n > 1 ? "s" : "", p->shape.nnodes, p->shape.nnodes > 1 ? "s" : "", R->nch,
+          R->nch > 1 ? "s" : "", R->k, R->k > 1 ? "s" : "");
+  fprintf(f, "each rank and channel has in[0..%d] and out[0..%d]", R->in_chunks - 1, R->out_chunks - 1);
+  if (p->scratch_chunks) fprintf(f, " and scratch[0..%d]", p->scratch_chunks - 1);
+  fprintf(f, "; a connection buffers %d chunks\n", R->conns.slots);
+  if (p->coll == chorus_broadcast)
+    fprintf(f, "only the root's (rank %d) in holds data; the others receive it\n", p->root);
+  else if (p->coll == chorus_reduce)
+    fprintf(f, "every rank's in holds its own data; only the root (rank %d) has an out ('-' elsewhere)\n", p->root);
+  else
+    fprintf(f, "every rank's in holds its own data\n");
+  fprintf(f, "each round, every rank runs its next op if its message has arrived and its send has room\n");
+  char all[32] = "{0}";
+  if (R->n > 1) snprintf(all, sizeof all, "{0-%d}", R->n - 1);
+  if (plan_coll_reduces(p->coll))
+    fprintf(f,
+            "a value is the set of ranks whose data it holds: %s = reduced over all ranks; '.' = not written;\n"
+            "@in[p] marks a value of input position p sitting in another chunk\n",
+            all);
+  else
+    fprintf(f, "a value is the rank and input chunk it came from: r2.in[0] = rank 2's in[0]; '.' = not written\n");
+}
+
+/* "r1: out[3] = in[3] + from r0 -> {0-1}, sent to r2". */
+static void explain_op_text(const vrun_t *R, int pi, const plan_op_t *op, vval_t v, char *buf, size_t len) {
+  char who[32], val[EXPLAIN_CELL], expr[64] = "", dst[40] = "";
+  unsigned f = R->opf[op->code];
+  explain_label(R, pi, who, sizeof who);
+  const char *sb = plan_buf_name((plan_buf_t)op->src_buf), *db = plan_buf_name((plan_buf_t)op->dst_buf);
+  explain_value(R, v, (f & OPF_DST) ? op->dst_chunk : op->src_chunk, val, sizeof val);
+  if (op->code == PLAN_OP_SEND) {
+    snprintf(buf, len, "%s -> r%d  %s[%d] %s", who, op->send_peer, sb, (int)op->src_chunk, val);
+    return;
+  }
+  if (f & OPF_DST) snprintf(dst, sizeof dst, "%s[%d] = ", db, (int)op->dst_chunk);
+  if ((f & OPF_SRC) && (f & OPF_RECV))
+    snprintf(expr, sizeof expr, "%s[%d] + from r%d", sb, (int)op->src_chunk, op->recv_peer);
+  else if (f & OPF_RECV)
+    snprintf(expr, sizeof expr, "from r%d", op->recv_peer);
+  else
+    snprintf(expr, sizeof expr, "%s[%d]", sb, (int)op->src_chunk);
+  char sent[24] = "";
+  if (f & OPF_SEND) snprintf(sent, sizeof sent, ", sent to r%d", op->send_peer);
+  snprintf(buf, len, "%s: %s%s -> %s%s", who, dst, expr, val, sent);
+}
+
+void explain_round_start(vrun_t *R) {
+  R->nlines = 0;
+  R->skipped = 0;
+}
+
+void explain_op(vrun_t *R, int pi, const plan_op_t *op, vval_t v) {
+  if (pi / R->nch >= EXPLAIN_RANKS) {
+    R->skipped++;
+    return;
+  }
+  explain_line_t *l = &R->lines[R->nlines++];
+  explain_op_text(R, pi, op, v, l->text, sizeof l->text);
+  l->name = plan_op_name((plan_opcode_t)op->code);
+}
+
+static void explain_print_ops(const vrun_t *R) {
+  FILE *f = R->trace;
+  int width = 40;
+  for (size_t i = 0; i < R->nlines; i++)
+    if ((int)strlen(R->lines[i].text) > width) width = (int)strlen(R->lines[i].text);
+  fprintf(f, "round %ld:\n", R->round);
+  for (size_t i = 0; i < R->nlines; i++)
+    fprintf(f, "  %-*s  %s\n", width, R->lines[i].text, R->lines[i].name);
+  if (R->skipped) fprintf(f, "  ... and %zu more ops on ranks %d-%d\n", R->skipped, EXPLAIN_RANKS, R->n - 1);
+}
+
+/* The table's columns: out chunks, then scratch chunks, at most
+ * EXPLAIN_COLS. Column i names buffer *b, chunk *c. */
+static int explain_ncols(const vrun_t *R) {
+  int all = R->out_chunks + R->p->scratch_chunks;
+  return all < EXPLAIN_COLS ? all : EXPLAIN_COLS;
+}
+
+static void explain_col(const vrun_t *R, int i, int *b, int *c) {
+  *b = i < R->out_chunks ? PLAN_BUF_OUTPUT : PLAN_BUF_SCRATCH;
+  *c = i < R->out_chunks ? i : i - R->out_chunks;
+}
+
+/* Fill R->cells (row-major: shown programs by columns, with the column
+ * headers as row 0) and return the rows shown. */
+static int explain_fill(vrun_t *R, int ncols) {
+  int ranks = R->n < EXPLAIN_RANKS ? R->n : EXPLAIN_RANKS, rows = ranks * R->nch;
+  for (int i = 0; i < ncols; i++) {
+    int b, c;
+    explain_col(R, i, &b, &c);
+    snprintf(R->cells[i], EXPLAIN_CELL, "%s[%d]", plan_buf_name((plan_buf_t)b), c);
+  }
+  for (int pi = 0; pi < rows; pi++)
+    for (int i = 0; i < ncols; i++) {
+      int b, c;
+      explain_col(R, i, &b, &c);
+      char *cell = R->cells[(size_t)(pi + 1) * ncols + i];
+      if (b == PLAN_BUF_OUTPUT && R->p->coll == chorus_reduce && pi / R->nch != R->p->root)
+        snprintf(cell, EXPLAIN_CELL, "-");
+      else
+        explain_value(R, vrun_slot_read(R, pi, b, c), c, cell, EXPLAIN_CELL);
+    }
+  return rows;
+}
+
+static void explain_table(vrun_t *R) {
+  FILE *f = R->trace;
+  int ncols = explain_ncols(R), rows = explain_fill(R, ncols), labw = 0, width[EXPLAIN_COLS];
+  char label[32];
+  for (int pi = 0; pi < rows; pi++) {
+    explain_label(R, pi, label, sizeof label);
+    if ((int)strlen(label) > labw) labw = (int)strlen(label);
+  }
+  for (int i = 0; i < ncols; i++) {
+    width[i] = 0;
+    for (int row = 0; row <= rows; row++) {
+      int w = (int)strlen(R->cells[(size_t)row * ncols + i]);
+      if (w > width[i]) width[i] = w;
+    }
+  }
+  fprintf(f, "  after round %ld:\n", R->round);
+  for (int row = 0; row <= rows; row++) {
+    if (row)
+      explain_label(R, row - 1, label, sizeof label);
+    else
+      label[0] = 0;
+    fprintf(f, "    %-*s", labw, label);
+    /* The last column is not padded: no trailing blanks in golden files. */
+    for (int i = 0; i < ncols; i++)
+      fprintf(f, "  %-*s", i + 1 < ncols ? width[i] : 0, R->cells[(size_t)row * ncols + i]);
+    fprintf(f, "\n");
+  }
+  if (rows < (int)R->nprogs) fprintf(f, "    (ranks %d-%d not shown)\n", EXPLAIN_RANKS, R->n - 1);
+  if (ncols < R->out_chunks + R->p->scratch_chunks)
+    fprintf(f, "    (%d more chunks not shown)\n", R->out_chunks + R->p->scratch_chunks - ncols);
+}
+
+void explain_round_end(vrun_t *R) {
+  explain_print_ops(R);
+  explain_table(R);
+}
+
+/* The postcondition in words, for the closing line. */
+static void explain_goal(const vrun_t *R, char *buf, size_t len) {
+  int n = R->n, k = R->k, root = R->p->root;
+  switch (R->p->coll) {
+  case chorus_allreduce:
+    snprintf(buf, len, "every rank holds in out[c] the reduction of in[c] over all %d ranks", n);
+    break;
+  case chorus_broadcast:
+    snprintf(buf, len, "every rank holds in out[c] the root's (rank %d) in[c]", root);
+    break;
+  case chorus_reduce:
+    snprintf(buf, len, "the root (rank %d) holds in out[c] the reduction of in[c] over all %d ranks", root, n);
+    break;
+  case chorus_allgather:
+    snprintf(buf, len, "every rank holds in out[j*%d+c] rank j's in[c], for all %d ranks j", k, n);
+    break;
+  case chorus_reducescatter:
+    snprintf(buf, len, "rank i holds in out[c] the reduction of in[i*%d+c] over all %d ranks", k, n);
+    break;
+  default:
+    snprintf(buf, len, "rank i holds in out[j*%d+c] rank j's in[i*%d+c], for all %d ranks j", k, k, n);
+    break;
+  }
+}
+
+static chorus_result_t explain_setup(vrun_t *R) {
+  int rows = (R->n < EXPLAIN_RANKS ? R->n : EXPLAIN_RANKS) * R->nch;
+  R->cells = calloc((size_t)(rows + 1) * EXPLAIN_COLS, sizeof *R->cells);
+  R->lines = calloc((size_t)rows, sizeof *R->lines);
+  return R->cells && R->lines ? chorus_success : chorus_out_of_memory;
+}
+
+chorus_result_t verify_explain(const plan_t *p, FILE *out, verify_result_t *res) {
+  verify_result_t local;
+  if (!res) res = &local;
+  vrun_res_init(res);
+  if (!p || !out) return chorus_invalid_argument;
+  vrun_t R;
+  chorus_result_t r = vrun_open(&R, p, res, GEOM_SLOT_CHUNKS);
+  if (r) {
+    fprintf(out, "failed: %s\n", res->msg);
+    return r;
+  }
+  R.trace = out;
+  explain_header(&R);
+  r = explain_setup(&R);
+  if (!r)
+    r = vrun_all(&R);
+  else
+    vrun_fail(&R, -1, 0, "out of memory while explaining");
+  res->rounds = R.rounds;
+  if (!r) {
+    char goal[256];
+    explain_goal(&R, goal, sizeof goal);
+    fprintf(out, "done in %ld round%s: %s%s\n", R.rounds, R.rounds == 1 ? "" : "s", goal,
+            R.nch > 1 ? ", on every channel" : "");
+  } else {
+    fprintf(out, "failed: %s\n", res->msg);
+  }
+  vrun_fini(&R);
+  return r;
+}

@@ -121,11 +121,13 @@
 #include "chorus.h"
 #include "comm.h"
 #include "cost.h"
+#include "exec.h"
 #include "fit.h"
 #include "kernels.h"
 #include "launcher.h"
 #include "params.h"
 #include "planner.h"
+#include "ranks.h"
 #include "sandbox.h"
 #include "transport/transport.h"
 
@@ -454,9 +456,9 @@ static chorus_result_t small_allreduce(chorus_comm_t *c, int repeats, double *ou
 }
 
 static chorus_result_t overheads(cal_rank_t *R) {
-  comm_force(R->comm, "ring", 0); /* the simulator's default algorithm */
+  exec_force(R->comm, "ring", 0); /* the simulator's default algorithm */
   chorus_result_t res = small_allreduce(R->comm, R->o->repeats, R->d.arn_t, 1);
-  comm_force(R->comm, "", 0);
+  exec_force(R->comm, "", 0);
   TRY(res);
   if (R->rank == 0) {
     /* A communicator of rank 0 alone: the call's cost without a peer. The
@@ -490,7 +492,7 @@ static chorus_result_t engine_calls(cal_rank_t *R) {
                    big);
   }
   for (size_t i = 0; i < big / sizeof(float); i++) in[i] = (float)(i & 7), out[i] = 0;
-  comm_force(R->comm, "ring", 1); /* what solve_engine replays */
+  exec_force(R->comm, "ring", 1); /* what solve_engine replays */
   for (int k = 0; k < ENG_N && res == chorus_success; k++) {
     for (int i = 0; i < CAL_ENGINE_NSIZES && res == chorus_success; i++) {
       size_t count = R->d.eng_size[i] / sizeof(float) / (size_t)R->nranks; /* per rank, as chorus perf counts */
@@ -513,7 +515,7 @@ static chorus_result_t engine_calls(cal_rank_t *R) {
       }
     }
   }
-  comm_force(R->comm, "", 0);
+  exec_force(R->comm, "", 0);
   free(in), free(out);
   if (res == chorus_success) R->d.eng_ok = 1;
   return res == chorus_success ? barrier(R->comm) : res;
@@ -532,7 +534,7 @@ static chorus_result_t net_calls(cal_rank_t *R) {
   memset(in, 0, bytes);
   memset(out, 0, bytes);
   double calls[CAL_NET_CALLS];
-  comm_force(R->comm, "ring", 1);
+  exec_force(R->comm, "ring", 1);
   chorus_result_t res = chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL);
   for (int r = 0; r < R->o->repeats && res == chorus_success; r++) {
     if ((res = barrier(R->comm)) != chorus_success) break;
@@ -546,7 +548,7 @@ static chorus_result_t net_calls(cal_rank_t *R) {
     res = chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->comm, NULL);
     R->d.net_t[r] = tmax;
   }
-  comm_force(R->comm, "", 0);
+  exec_force(R->comm, "", 0);
   free(in), free(out);
   if (res == chorus_success) R->d.net_ok = 1;
   return res == chorus_success ? barrier(R->comm) : res;
@@ -906,39 +908,40 @@ static void solve_net(const cal_opts_t *o, const cal_rank_t *R, cal_result_t *r)
     snprintf(r->net_note, sizeof r->net_note, "not solved (%.200s): the base's default stays", err);
 }
 
-static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
-  printf("# chorus calibrate: %d ranks on %d hosts, %d sizes %zu..%zu B, %d repeats, kernels %s\n", R->nranks,
-         R->nhosts, o->nsizes, o->sizes[0], o->sizes[o->nsizes - 1], o->repeats, kern_isa());
-  for (int c = 0; c < NCLASSES; c++) {
-    const class_fit_t *f = &r->cls[c];
-    if (!f->present) {
-      printf("#\n# %s: no peer of that class (ranks %s)\n", class_names[c],
-             c == CLASS_SHM ? "all on other hosts" : "all on rank 0's host");
-      continue;
-    }
-    printf("#\n# %s ping-pong, rank 0 <-> rank %d: half round trip, median of %d [95%% bootstrap CI]\n", class_names[c],
-           R->d.peer[c], o->repeats);
-    printf("#%11s %10s %21s %10s %8s\n", "size (B)", "time (us)", "CI (us)", "fit (us)", "resid");
-    for (int i = 0; i < o->nsizes; i++) {
-      double fit = class_eval(f, (double)o->sizes[i]);
-      printf("%12zu %10.3f [%8.3f, %9.3f] %10.3f %7.2f%%\n", o->sizes[i], f->med[i] * 1e6, f->lo[i] * 1e6,
-             f->hi[i] * 1e6, fit * 1e6, (f->med[i] - fit) / f->med[i] * 100);
-    }
-    if (f->two_piece)
-      printf("# fit: two pieces (one line missed by %.1f%%), break near %.0f B: small t = %.3f us + s / %.3f GB/s, "
-             "large t = %.3f us + s / %.3f GB/s\n",
-             f->line.max_resid_rel * 100, f->two.break_x, f->two.lo.alpha * 1e6, f->two.lo.bw / 1e9,
-             f->two.hi.alpha * 1e6, f->two.hi.bw / 1e9);
-    else
-      printf("# fit: one line t = %.3f us + s / %.3f GB/s\n", f->line.alpha * 1e6, f->line.bw / 1e9);
-    printf("# %s: alpha %.3f us +- %.3f, bandwidth %.3f GB/s +- %.3f (95%%), R^2 %.5f, max residual %.2f%%\n",
-           class_names[c], f->alpha * 1e6, f->alpha_ci * 1e6, f->bw / 1e9, f->bw_ci / 1e9, f->r2, f->max_resid * 100);
-    const fit_line_t *large = f->two_piece ? &f->two.hi : &f->line;
-    if (f->bw_ci > 0.5 * f->bw || large->n < 4)
-      printf("# warning: %s bandwidth rests on %d sizes, +- %.0f%%: sweep further past the cache (--sizes 8:256M) or "
-             "repeat more (--repeats)\n",
-             class_names[c], large->n, f->bw_ci / f->bw * 100);
+/* One link class's ping-pong table and its fit. */
+static void print_class(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r, int c) {
+  const class_fit_t *f = &r->cls[c];
+  if (!f->present) {
+    printf("#\n# %s: no peer of that class (ranks %s)\n", class_names[c],
+           c == CLASS_SHM ? "all on other hosts" : "all on rank 0's host");
+    return;
   }
+  printf("#\n# %s ping-pong, rank 0 <-> rank %d: half round trip, median of %d [95%% bootstrap CI]\n", class_names[c],
+         R->d.peer[c], o->repeats);
+  printf("#%11s %10s %21s %10s %8s\n", "size (B)", "time (us)", "CI (us)", "fit (us)", "resid");
+  for (int i = 0; i < o->nsizes; i++) {
+    double fit = class_eval(f, (double)o->sizes[i]);
+    printf("%12zu %10.3f [%8.3f, %9.3f] %10.3f %7.2f%%\n", o->sizes[i], f->med[i] * 1e6, f->lo[i] * 1e6,
+           f->hi[i] * 1e6, fit * 1e6, (f->med[i] - fit) / f->med[i] * 100);
+  }
+  if (f->two_piece)
+    printf("# fit: two pieces (one line missed by %.1f%%), break near %.0f B: small t = %.3f us + s / %.3f GB/s, "
+           "large t = %.3f us + s / %.3f GB/s\n",
+           f->line.max_resid_rel * 100, f->two.break_x, f->two.lo.alpha * 1e6, f->two.lo.bw / 1e9,
+           f->two.hi.alpha * 1e6, f->two.hi.bw / 1e9);
+  else
+    printf("# fit: one line t = %.3f us + s / %.3f GB/s\n", f->line.alpha * 1e6, f->line.bw / 1e9);
+  printf("# %s: alpha %.3f us +- %.3f, bandwidth %.3f GB/s +- %.3f (95%%), R^2 %.5f, max residual %.2f%%\n",
+         class_names[c], f->alpha * 1e6, f->alpha_ci * 1e6, f->bw / 1e9, f->bw_ci / 1e9, f->r2, f->max_resid * 100);
+  const fit_line_t *large = f->two_piece ? &f->two.hi : &f->line;
+  if (f->bw_ci > 0.5 * f->bw || large->n < 4)
+    printf("# warning: %s bandwidth rests on %d sizes, +- %.0f%%: sweep further past the cache (--sizes 8:256M) or "
+           "repeat more (--repeats)\n",
+           class_names[c], large->n, f->bw_ci / f->bw * 100);
+}
+
+/* The local rates: kernels, small allreduces, the engine's ring rates. */
+static void print_rates(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
   printf("#\n# local rates, median of %d [95%% bootstrap CI]\n", o->repeats);
   printf("  copy kernel      %8.3f GB/s [%.3f, %.3f]  (%zu MiB buffers, all ranks at once)\n", r->copy.median / 1e9,
          r->copy.lo / 1e9, r->copy.hi / 1e9, R->d.kbytes >> 20);
@@ -966,6 +969,10 @@ static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_res
         printf("\n");
       }
   }
+}
+
+/* The simulator parameters the fits give. */
+static void print_params(const cal_rank_t *R, const cal_result_t *r) {
   printf("#\n# simulator parameters\n");
   if (r->engine_solved) {
     printf("  copy_bw      %9.3f GB/s  the model's rate for the ring allgather measured (kernel in the cache %.3f)\n",
@@ -1009,6 +1016,14 @@ static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_res
     printf("  delay        %9.3f us    +- %.3f  (socket alpha - op_overhead - step_lat) / 2 links%s\n", r->delay * 1e6,
            r->cls[CLASS_SOCK].alpha_ci / 2 * 1e6, r->delay_clamped ? " (negative: clamped to 0)" : "");
   }
+}
+
+static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
+  printf("# chorus calibrate: %d ranks on %d hosts, %d sizes %zu..%zu B, %d repeats, kernels %s\n", R->nranks,
+         R->nhosts, o->nsizes, o->sizes[0], o->sizes[o->nsizes - 1], o->repeats, kern_isa());
+  for (int c = 0; c < NCLASSES; c++) print_class(o, R, r, c);
+  print_rates(o, R, r);
+  print_params(R, r);
   fflush(stdout);
 }
 
@@ -1032,12 +1047,16 @@ static void cpu_model(char *buf, size_t len) {
 
 /* The calibrated topology into `path` (--out, or solve_engine's
  * temporary file). */
-static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "chorus calibrate: --out %s: %s\n", path, strerror(errno));
-    return 1;
-  }
+/* One value of the written topology: its parameter, value and where it
+ * came from. */
+typedef struct {
+  const char *name;
+  char value[32];
+  char why[200];
+} cal_entry_t;
+
+/* The file's opening comment: when, where, how, and the fits' quality. */
+static void write_notes(FILE *f, const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
   char date[64], host[256] = "unknown", cpu[256];
   time_t now = time(NULL);
   struct tm tm;
@@ -1074,15 +1093,12 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
           r->arn.lo * 1e6, r->arn.hi * 1e6);
   fprintf(f, "--   sizes %zu..%zu B (%d), %d repeats, medians with bootstrap CIs (seeded MT19937)\n\n", o->sizes[0],
           o->sizes[o->nsizes - 1], o->nsizes, o->repeats);
+}
 
-  typedef struct {
-    const char *name;
-    char value[32];
-    char why[200];
-  } entry_t;
-  entry_t e[12];
-  int n = 0;
-  e[n] = (entry_t){"copy_bw", "", ""};
+/* The rates: copy, local copy, reduce, memory, and the cache. Appends to e
+ * from n; returns the new count. */
+static int rate_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t *e, int n) {
+  e[n] = (cal_entry_t){"copy_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->copy_bw / 1e9);
   if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
@@ -1093,12 +1109,12 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
     snprintf(e[n].why, sizeof e[n].why, "copy kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
              r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
   n++;
-  e[n] = (entry_t){"copy_local_bw", "", ""};
+  e[n] = (cal_entry_t){"copy_local_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->ccopy.median / 1e9);
   snprintf(e[n].why, sizeof e[n].why, "copy kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
            r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
   n++;
-  e[n] = (entry_t){"reduce_bw", "", ""};
+  e[n] = (cal_entry_t){"reduce_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->reduce_bw / 1e9);
   if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
@@ -1110,7 +1126,7 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
     snprintf(e[n].why, sizeof e[n].why, "reduce kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
              r->creduce.lo / 1e9, r->creduce.hi / 1e9);
   n++;
-  e[n] = (entry_t){"mem_bw", "", ""};
+  e[n] = (cal_entry_t){"mem_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->mem_bw / 1e9);
   if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
@@ -1123,47 +1139,66 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
              R->d.kbytes >> 20);
   n++;
   if (R->d.llc) {
-    e[n] = (entry_t){"llc", "", ""};
+    e[n] = (cal_entry_t){"llc", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gMiB", (double)R->d.llc / R->nhosts / 1048576);
     snprintf(e[n].why, sizeof e[n].why, "last-level cache (sysfs) / %d hosts", R->nhosts);
     n++;
   }
-  e[n] = (entry_t){"op_overhead", "", ""};
+  return n;
+}
+
+/* The latencies and the network: op_overhead, step_lat, wake_lat, and with
+ * sockets rate, delay and sock_bw. Appends to e from n; returns the new
+ * count. */
+static int latency_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t *e, int n) {
+  e[n] = (cal_entry_t){"op_overhead", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->op_overhead * 1e6);
   snprintf(e[n].why, sizeof e[n].why, "8-byte allreduce on one rank, [%.3f, %.3f] us", r->ar1.lo * 1e6,
            r->ar1.hi * 1e6);
   n++;
   if (r->cls[CLASS_SHM].present) {
-    e[n] = (entry_t){"step_lat", "", ""};
+    e[n] = (cal_entry_t){"step_lat", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->step_lat * 1e6);
     snprintf(e[n].why, sizeof e[n].why, "%s%s", r->step_lat_from, r->step_lat_clamped ? " (was negative: 0)" : "");
     n++;
   }
   if (r->cls[CLASS_SHM].present && R->d.wake_ok) {
-    e[n] = (entry_t){"wake_lat", "", ""};
+    e[n] = (cal_entry_t){"wake_lat", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->wake_lat * 1e6);
     snprintf(e[n].why, sizeof e[n].why, "2 ranks on one CPU: 8 B half round trip %.3f us [%.3f, %.3f] - shm alpha",
              r->wake.median * 1e6, r->wake.lo * 1e6, r->wake.hi * 1e6);
     n++;
   }
   if (r->cls[CLASS_SOCK].present) {
-    e[n] = (entry_t){"rate", "", ""};
+    e[n] = (cal_entry_t){"rate", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gGb/s", r->cls[CLASS_SOCK].bw * 8 / 1e9);
     snprintf(e[n].why, sizeof e[n].why, "socket ping-pong bandwidth, +- %.3f Gb/s", r->cls[CLASS_SOCK].bw_ci * 8 / 1e9);
     n++;
-    e[n] = (entry_t){"delay", "", ""};
+    e[n] = (cal_entry_t){"delay", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->delay * 1e6);
     snprintf(e[n].why, sizeof e[n].why, "(socket alpha - op_overhead - step_lat %.3g us) / 2 links%s",
              r->step_lat * 1e6, r->delay_clamped ? " (was negative: 0)" : "");
     n++;
   }
   if (r->sock_bw > 0) {
-    e[n] = (entry_t){"sock_bw", "", ""};
+    e[n] = (cal_entry_t){"sock_bw", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->sock_bw / 1e9);
     snprintf(e[n].why, sizeof e[n].why, "the model's socket traffic for the ring allgather of %zu MiB over %d hosts, %.1f us",
              CAL_NET_SIZE >> 20, R->nhosts, r->net.median * 1e6);
     n++;
   }
+  return n;
+}
+
+static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "chorus calibrate: --out %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  write_notes(f, o, R, r);
+  cal_entry_t e[12];
+  int n = latency_entries(R, r, e, rate_entries(R, r, e, 0));
   fprintf(f, "local calibrated = {\n");
   for (int i = 0; i < n; i++)
     fprintf(f, "  %-13s = \"%s\", -- %s%s\n", e[i].name, e[i].value, e[i].why,
@@ -1406,77 +1441,13 @@ static int parse_int(const char *s, int *out) {
   return 0;
 }
 
-static int launch_forked(cal_opts_t *o) {
-  int idpipe[2];
-  if (pipe(idpipe) != 0) {
-    fprintf(stderr, "chorus calibrate: pipe: %s\n", strerror(errno));
-    return 1;
-  }
-  fflush(stdout);
-  pid_t *pids = calloc((size_t)o->nranks, sizeof *pids);
-  if (!pids) return 1;
-  /* Fork before any thread exists (see perf.c); rank 0 hands the unique id
-   * to the others through the pipe. */
-  for (int r = 0; r < o->nranks; r++) {
-    pids[r] = fork();
-    if (pids[r] < 0) {
-      fprintf(stderr, "chorus calibrate: fork: %s\n", strerror(errno));
-      for (int q = 0; q < r; q++)
-        kill(pids[q], SIGTERM);
-      free(pids);
-      return 1;
-    }
-    if (pids[r]) continue;
-    chorus_unique_id_t id;
-    chorus_result_t res;
-    if (r == 0) {
-      close(idpipe[0]);
-      res = chorus_get_unique_id(&id);
-      if (res != chorus_success) {
-        fprintf(stderr, "chorus calibrate: %s: %s\n", chorus_result_string(res), chorus_last_error());
-        _exit(1);
-      }
-      for (int q = 1; q < o->nranks; q++)
-        if (write(idpipe[1], &id, sizeof id) != (ssize_t)sizeof id) _exit(1);
-      close(idpipe[1]);
-    } else {
-      close(idpipe[1]);
-      if (read(idpipe[0], &id, sizeof id) != (ssize_t)sizeof id) {
-        fprintf(stderr, "chorus calibrate: rank %d: rank 0 exited before handing out the unique id\n", r);
-        _exit(1);
-      }
-      close(idpipe[0]);
-    }
-    cal_rank_t R = {.o = o};
-    res = chorus_comm_init_rank(&R.comm, o->nranks, id, r);
-    if (res != chorus_success) {
-      fprintf(stderr, "chorus calibrate: rank %d: %s: %s\n", r, chorus_result_string(res), chorus_last_error());
-      _exit(1);
-    }
-    int st = run_rank(&R);
-    chorus_comm_destroy(R.comm);
-    fflush(stdout);
-    _exit(st);
-  }
-  close(idpipe[0]);
-  close(idpipe[1]);
-  int st = 0;
-  for (int r = 0; r < o->nranks; r++) {
-    int ws;
-    if (waitpid(pids[r], &ws, 0) < 0) {
-      st = 1;
-      continue;
-    }
-    if (WIFSIGNALED(ws)) {
-      fprintf(stderr, "chorus calibrate: rank %d was killed by signal %d\n", r, WTERMSIG(ws));
-      st = 1;
-    } else if (WEXITSTATUS(ws) && !st) {
-      st = WEXITSTATUS(ws);
-    }
-  }
-  free(pids);
-  return st;
+/* A forked rank (-n N): its communicator is ranks_fork's. */
+static int forked_rank(chorus_comm_t *comm, int rank, void *arg) {
+  cal_rank_t R = {.o = arg, .comm = comm};
+  return run_rank(&R);
 }
+
+static int launch_forked(cal_opts_t *o) { return ranks_fork("chorus calibrate", o->nranks, forked_rank, o); }
 
 int cmd_calibrate(int argc, char **argv) {
   cal_opts_t o = {.minb = 8, .maxb = 64u << 20, .repeats = 5};

@@ -253,203 +253,249 @@ static int default_algo(chorus_coll_t coll, char *buf, size_t len) {
   return found ? 0 : -1;
 }
 
-int cmd_sim(int argc, char **argv) {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) return sim_usage(argc < 2 ? stderr : stdout);
-  sim_args_t a = {.minb = 8, .maxb = 64u << 20, .factor = 2, .dt = chorus_float32, .op = chorus_sum, .verify = 1};
-  if (chorus_coll_parse(argv[1], &a.coll) != chorus_success) {
-    fprintf(stderr, "chorus sim: unknown collective '%s' (allreduce, broadcast, reduce, allgather, reducescatter, "
-                    "alltoall)\n", argv[1]);
-    return 2;
-  }
-  int rc = parse_sim_args(argc, argv, &a);
-  if (rc) return rc < 0 ? 0 : rc;
-  topo_t *t = NULL;
+/* One `chorus sim` run: the arguments, what was loaded and made, and the
+ * running totals. */
+typedef struct {
+  sim_args_t a;
+  topo_t *t;
+  int n, nch, contiguous;
+  char algo[256];
+  sim_opts_t so;
+  plan_t *p;
+  sim_t *s;
+  plan_shape_t shape;
+  FILE *csv, *trace;
+  char err[2048];
+  double t_plan, t_sim, sum_busbw;
+  uint64_t events;
+  int npoints;
+  size_t prev; /* bytes of the last point */
+  sim_result_t res;
+} sim_cmd_t;
+
+/* The topology, the rank count and root checked against it, and the
+ * algorithm (the default one when none is given). 0, or the exit status. */
+static int load(sim_cmd_t *x) {
+  sim_args_t *a = &x->a;
   topo_err_t terr;
-  if (topo_load(&t, a.topo, a.sets, &terr) != chorus_success) {
+  if (topo_load(&x->t, a->topo, a->sets, &terr) != chorus_success) {
     fprintf(stderr, "chorus sim: %s\n", terr.msg);
     return 1;
   }
-  int n = a.nranks ? a.nranks : t->nranks;
-  if (n > t->nranks) {
-    fprintf(stderr, "chorus sim: -n %d: %s places only %d ranks (its parameters may make more: chorus topo show)\n", n,
-            t->path, t->nranks);
-    topo_destroy(t);
+  x->n = a->nranks ? a->nranks : x->t->nranks;
+  if (x->n > x->t->nranks) {
+    fprintf(stderr, "chorus sim: -n %d: %s places only %d ranks (its parameters may make more: chorus topo show)\n",
+            x->n, x->t->path, x->t->nranks);
     return 2;
   }
-  if (a.root < 0 || a.root >= n) {
-    fprintf(stderr, "chorus sim: -r %d is not a rank of %d\n", a.root, n);
-    topo_destroy(t);
+  if (a->root < 0 || a->root >= x->n) {
+    fprintf(stderr, "chorus sim: -r %d is not a rank of %d\n", a->root, x->n);
     return 2;
   }
-  char algo[256];
-  if (a.algo) snprintf(algo, sizeof algo, "%s", a.algo);
-  else if (default_algo(a.coll, algo, sizeof algo) != 0) {
-    fprintf(stderr, "chorus sim: no shipped algorithm implements %s\n", chorus_coll_name(a.coll));
-    topo_destroy(t);
+  if (a->algo) snprintf(x->algo, sizeof x->algo, "%s", a->algo);
+  else if (default_algo(a->coll, x->algo, sizeof x->algo) != 0) {
+    fprintf(stderr, "chorus sim: no shipped algorithm implements %s\n", chorus_coll_name(a->coll));
     return 1;
   }
-  sim_opts_t so = {.buffsize = a.buffsize, .nsteps = a.nsteps, .steps_per_chunk = a.steps_per_chunk,
-                   .max_chunk = a.max_chunk,
-                   .proto = a.proto, .span_ranks = a.timeline ? 16 : 0};
-  plan_t *p = NULL;
-  sim_t *s = NULL;
-  plan_shape_t shape = {0};
-  FILE *csv = NULL, *trace = NULL;
-  int contiguous = 1, status = 1;
-  char err[2048] = "";
-  double t_plan = 0, t_sim = 0;
-  uint64_t events = 0;
-  int nch = a.nchannels;
-  if (topo_shape(t, n, &shape, &contiguous) != chorus_success) {
+  return 0;
+}
+
+/* The node shape, and for the event model the plan (verified unless
+ * --no-verify) and one simulator for every size: --stats counts making it
+ * as simulation time. 0 when ready. */
+static int prepare(sim_cmd_t *x) {
+  sim_args_t *a = &x->a;
+  x->so = (sim_opts_t){.buffsize = a->buffsize, .nsteps = a->nsteps, .steps_per_chunk = a->steps_per_chunk,
+                       .max_chunk = a->max_chunk, .proto = a->proto, .span_ranks = a->timeline ? 16 : 0};
+  x->nch = a->nchannels;
+  if (topo_shape(x->t, x->n, &x->shape, &x->contiguous) != chorus_success) {
     fprintf(stderr, "chorus sim: out of memory\n");
-    goto done;
+    return 1;
   }
-  if (!a.analytic) {
-    planner_req_t req = {.algo = algo, .coll = a.coll, .nranks = n, .shape = &shape, .root = a.root,
-                         .nchannels = a.nchannels, .opts = a.opt};
-    planner_err_t perr;
-    double t0 = wall();
-    chorus_result_t r = planner_build(&req, &p, &perr);
-    if (r != chorus_success) {
-      fprintf(stderr, "chorus sim: %s\n", perr.msg);
-      goto done;
-    }
-    if (a.verify) {
-      verify_opts_t vo = {.inplace = 2};
-      verify_result_t vr;
-      if (verify_plan(p, &vo, &vr) != chorus_success) {
-        fprintf(stderr, "chorus sim: the plan is wrong: %s\n", vr.msg);
-        goto done;
-      }
-    }
-    t_plan = wall() - t0;
-    nch = p->nchannels;
-    snprintf(algo, sizeof algo, "%s", p->algo);
-    /* One simulator (routes, connections) for every size: --stats counts
-     * making it as simulation time. */
-    double t1 = wall();
-    if (sim_create(&s, t, p, &so, err, sizeof err) != chorus_success) {
-      fprintf(stderr, "chorus sim: %s\n", err);
-      goto done;
-    }
-    t_sim = wall() - t1;
-  } else {
-    if (strcmp(algo, "ring") != 0) {
+  if (a->analytic) {
+    if (strcmp(x->algo, "ring") != 0) {
       fprintf(stderr, "chorus sim: the analytic model knows the ring algorithm only, not '%s' (use --model event)\n",
-              algo);
-      goto done;
+              x->algo);
+      return 1;
     }
-    if (!nch) nch = 1;
+    if (!x->nch) x->nch = 1;
+    return 0;
   }
-  if (a.csv) {
-    if (!(csv = fopen(a.csv, "w"))) {
-      fprintf(stderr, "chorus sim: --csv %s: %s\n", a.csv, strerror(errno));
-      goto done;
+  planner_req_t req = {.algo = x->algo, .coll = a->coll, .nranks = x->n, .shape = &x->shape, .root = a->root,
+                       .nchannels = a->nchannels, .opts = a->opt};
+  planner_err_t perr;
+  double t0 = wall();
+  if (planner_build(&req, &x->p, &perr) != chorus_success) {
+    fprintf(stderr, "chorus sim: %s\n", perr.msg);
+    return 1;
+  }
+  if (a->verify) {
+    verify_opts_t vo = {.inplace = 2};
+    verify_result_t vr;
+    if (verify_plan(x->p, &vo, &vr) != chorus_success) {
+      fprintf(stderr, "chorus sim: the plan is wrong: %s\n", vr.msg);
+      return 1;
     }
-    fprintf(csv, "collective,algo,proto,nranks,nnodes,dtype,op,root,inplace,size_bytes,count,time_us,algbw_GBps,"
-                 "busbw_GBps,wrong,source\n");
   }
-  int rooted = plan_coll_rooted(a.coll);
-  const char *redop = plan_coll_reduces(a.coll) ? chorus_redop_name(a.op) : "none";
+  x->t_plan = wall() - t0;
+  x->nch = x->p->nchannels;
+  snprintf(x->algo, sizeof x->algo, "%s", x->p->algo);
+  double t1 = wall();
+  if (sim_create(&x->s, x->t, x->p, &x->so, x->err, sizeof x->err) != chorus_success) {
+    fprintf(stderr, "chorus sim: %s\n", x->err);
+    return 1;
+  }
+  x->t_sim = wall() - t1;
+  return 0;
+}
+
+/* The CSV's header (--csv) and the table's, in nccl-tests' layout. */
+static int print_header(sim_cmd_t *x) {
+  const sim_args_t *a = &x->a;
+  if (a->csv) {
+    if (!(x->csv = fopen(a->csv, "w"))) {
+      fprintf(stderr, "chorus sim: --csv %s: %s\n", a->csv, strerror(errno));
+      return 1;
+    }
+    fprintf(x->csv, "collective,algo,proto,nranks,nnodes,dtype,op,root,inplace,size_bytes,count,time_us,algbw_GBps,"
+                    "busbw_GBps,wrong,source\n");
+  }
   printf("# chorus sim %s: %d ranks on %d nodes, topology %s%s%s, dtype %s, op %s, algo %s, proto %s, channels %d, "
          "model %s\n",
-         chorus_coll_name(a.coll), n, shape.nnodes, t->name, t->params[0] ? " " : "", t->params,
-         chorus_dtype_name(a.dt), chorus_redop_name(a.op), algo, topo_proto_name(a.proto), nch,
-         a.analytic ? "analytic" : "event");
-  if (!contiguous) printf("# note: the ranks of some host are not consecutive; each run of them is planned as a node\n");
+         chorus_coll_name(a->coll), x->n, x->shape.nnodes, x->t->name, x->t->params[0] ? " " : "", x->t->params,
+         chorus_dtype_name(a->dt), chorus_redop_name(a->op), x->algo, topo_proto_name(a->proto), x->nch,
+         a->analytic ? "analytic" : "event");
+  if (!x->contiguous)
+    printf("# note: the ranks of some host are not consecutive; each run of them is planned as a node\n");
   printf("# predicted: no data moves, #wrong is N/A; in place costs the same as out of place in the model\n");
   printf("#%76s%32s\n", "out-of-place", "in-place");
   printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "size", "count", "type", "redop", "root", "time",
          "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
   printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)",
          "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
-  size_t es = chorus_dtype_size(a.dt);
-  int per_rank_total = a.coll == chorus_allgather || a.coll == chorus_reducescatter || a.coll == chorus_alltoall;
-  double sum_busbw = 0;
-  int npoints = 0;
-  size_t prev = 0;
-  sim_result_t res = {0};
-  for (size_t size = a.minb; size <= a.maxb;) {
-    size_t next = (size_t)((double)size * a.factor);
-    int last = next <= size || next > a.maxb;
-    size_t count = size / es / (per_rank_total ? (size_t)n : 1);
-    size_t bytes = count * es * (per_rank_total ? (size_t)n : 1);
-    if (bytes != prev || size == a.minb) {
-      FILE *tr = NULL;
-      if (last && a.trace && !(tr = trace = fopen(a.trace, "w"))) {
-        fprintf(stderr, "chorus sim: --trace %s: %s\n", a.trace, strerror(errno));
-        goto done;
-      }
-      double t0 = wall();
-      chorus_result_t r;
-      if (a.analytic) {
-        so.trace = NULL;
-        r = sim_analytic_ring(t, a.coll, n, nch, count, a.dt, &so, &res, err, sizeof err);
-      } else {
-        sim_set_trace(s, tr);
-        r = sim_run(s, count, a.dt, &res, err, sizeof err);
-      }
-      t_sim += wall() - t0;
-      events += res.events;
-      if (r != chorus_success) {
-        fprintf(stderr, "chorus sim: %s of %zu bytes: %s\n", chorus_coll_name(a.coll), bytes, err);
-        goto done;
-      }
-      double us = res.time * 1e6;
-      double algbw = us > 0 ? (double)bytes / us / 1e3 : 0;
-      double busbw = algbw * sim_bus_factor(a.coll, n);
-      printf("%12zu %13zu %9s %7s %6d", bytes, count, chorus_dtype_name(a.dt), redop, rooted ? a.root : -1);
-      for (int ip = 0; ip < 2; ip++) {
-        printf(" %8.2f %7.2f %7.2f %6s", us, algbw, busbw, "N/A");
-        sum_busbw += busbw;
-        npoints++;
-        if (csv)
-          fprintf(csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,,predicted\n", chorus_coll_name(a.coll), algo,
-                  topo_proto_name(a.proto), n, shape.nnodes, chorus_dtype_name(a.dt), chorus_redop_name(a.op),
-                  rooted ? a.root : -1, ip, bytes, count, us, algbw, busbw);
-      }
-      printf("\n");
-      prev = bytes;
-    }
+  return 0;
+}
+
+/* One size: simulated (traced when it is the last and --trace asks), its
+ * row printed and written. 0, or 1 when it failed. */
+static int run_point(sim_cmd_t *x, size_t count, size_t bytes, int last) {
+  const sim_args_t *a = &x->a;
+  FILE *tr = NULL;
+  if (last && a->trace && !(tr = x->trace = fopen(a->trace, "w"))) {
+    fprintf(stderr, "chorus sim: --trace %s: %s\n", a->trace, strerror(errno));
+    return 1;
+  }
+  double t0 = wall();
+  chorus_result_t r;
+  if (a->analytic) {
+    x->so.trace = NULL;
+    r = sim_analytic_ring(x->t, a->coll, x->n, x->nch, count, a->dt, &x->so, &x->res, x->err, sizeof x->err);
+  } else {
+    sim_set_trace(x->s, tr);
+    r = sim_run(x->s, count, a->dt, &x->res, x->err, sizeof x->err);
+  }
+  x->t_sim += wall() - t0;
+  x->events += x->res.events;
+  if (r != chorus_success) {
+    fprintf(stderr, "chorus sim: %s of %zu bytes: %s\n", chorus_coll_name(a->coll), bytes, x->err);
+    return 1;
+  }
+  int rooted = plan_coll_rooted(a->coll);
+  const char *redop = plan_coll_reduces(a->coll) ? chorus_redop_name(a->op) : "none";
+  double us = x->res.time * 1e6;
+  double algbw = us > 0 ? (double)bytes / us / 1e3 : 0;
+  double busbw = algbw * sim_bus_factor(a->coll, x->n);
+  printf("%12zu %13zu %9s %7s %6d", bytes, count, chorus_dtype_name(a->dt), redop, rooted ? a->root : -1);
+  for (int ip = 0; ip < 2; ip++) {
+    printf(" %8.2f %7.2f %7.2f %6s", us, algbw, busbw, "N/A");
+    x->sum_busbw += busbw;
+    x->npoints++;
+    if (x->csv)
+      fprintf(x->csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,,predicted\n", chorus_coll_name(a->coll),
+              x->algo, topo_proto_name(a->proto), x->n, x->shape.nnodes, chorus_dtype_name(a->dt),
+              chorus_redop_name(a->op), rooted ? a->root : -1, ip, bytes, count, us, algbw, busbw);
+  }
+  printf("\n");
+  x->prev = bytes;
+  return 0;
+}
+
+/* Every size from -b to -e by -f; a size that gives the same bytes as the
+ * one before (counts round down) is not repeated. */
+static int sweep(sim_cmd_t *x) {
+  const sim_args_t *a = &x->a;
+  size_t es = chorus_dtype_size(a->dt);
+  int per_rank_total = a->coll == chorus_allgather || a->coll == chorus_reducescatter || a->coll == chorus_alltoall;
+  for (size_t size = a->minb; size <= a->maxb;) {
+    size_t next = (size_t)((double)size * a->factor);
+    int last = next <= size || next > a->maxb;
+    size_t count = size / es / (per_rank_total ? (size_t)x->n : 1);
+    size_t bytes = count * es * (per_rank_total ? (size_t)x->n : 1);
+    if ((bytes != x->prev || size == a->minb) && run_point(x, count, bytes, last)) return 1;
     if (last) break;
     size = next;
   }
-  if (trace) fclose(trace), trace = NULL;
+  if (x->trace) fclose(x->trace), x->trace = NULL;
   printf("# Out of bounds values : N/A (predicted)\n");
-  printf("# Avg bus bandwidth    : %.4f\n#\n", npoints ? sum_busbw / npoints : 0);
-  if (a.links) {
-    if (a.analytic) printf("# --links needs --model event (the analytic model has no per-link flows)\n");
-    else sim_print_links(s, &res, stdout, a.links_all ? 0 : 20);
+  printf("# Avg bus bandwidth    : %.4f\n#\n", x->npoints ? x->sum_busbw / x->npoints : 0);
+  return 0;
+}
+
+/* What the last size shows besides its time: --links, --timeline, --stats. */
+static int reports(sim_cmd_t *x) {
+  const sim_args_t *a = &x->a;
+  if (a->links) {
+    if (a->analytic) printf("# --links needs --model event (the analytic model has no per-link flows)\n");
+    else sim_print_links(x->s, &x->res, stdout, a->links_all ? 0 : 20);
   }
-  if (a.timeline) {
-    if (a.analytic) {
+  if (a->timeline) {
+    if (a->analytic) {
       printf("# --timeline needs --model event\n");
     } else {
-      FILE *f = fopen(a.timeline, "w");
+      FILE *f = fopen(a->timeline, "w");
       if (!f) {
-        fprintf(stderr, "chorus sim: --timeline %s: %s\n", a.timeline, strerror(errno));
-        goto done;
+        fprintf(stderr, "chorus sim: --timeline %s: %s\n", a->timeline, strerror(errno));
+        return 1;
       }
       char title[512];
       snprintf(title, sizeof title, "chorus sim %s, %s, %d ranks on %s, %zu bytes: %.2f us predicted",
-               chorus_coll_name(a.coll), algo, n, t->name, prev, res.time * 1e6);
-      sim_write_timeline(s, &res, f, title);
+               chorus_coll_name(a->coll), x->algo, x->n, x->t->name, x->prev, x->res.time * 1e6);
+      sim_write_timeline(x->s, &x->res, f, title);
       fclose(f);
     }
   }
-  if (a.stats)
+  if (a->stats)
     fprintf(stderr, "# sim stats: plan+verify %.3f s, simulation %.3f s, %llu events (%.2f M events/s), last size: %llu "
                     "steps, %llu flows, %llu max-min re-sharings, peak %d flows\n",
-            t_plan, t_sim, (unsigned long long)events, t_sim > 0 ? events / t_sim / 1e6 : 0,
-            (unsigned long long)res.steps, (unsigned long long)res.flows, (unsigned long long)res.recomputes,
-            res.peak_flows);
-  status = 0;
-done:
-  if (csv) fclose(csv);
-  if (trace) fclose(trace);
-  sim_destroy(s);
-  plan_destroy(p);
-  plan_shape_fini(&shape);
-  topo_destroy(t);
+            x->t_plan, x->t_sim, (unsigned long long)x->events, x->t_sim > 0 ? x->events / x->t_sim / 1e6 : 0,
+            (unsigned long long)x->res.steps, (unsigned long long)x->res.flows,
+            (unsigned long long)x->res.recomputes, x->res.peak_flows);
+  return 0;
+}
+
+int cmd_sim(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) return sim_usage(argc < 2 ? stderr : stdout);
+  sim_cmd_t *x = calloc(1, sizeof *x);
+  if (!x) return fprintf(stderr, "chorus sim: out of memory\n"), 1;
+  x->a = (sim_args_t){.minb = 8, .maxb = 64u << 20, .factor = 2, .dt = chorus_float32, .op = chorus_sum, .verify = 1};
+  x->contiguous = 1;
+  int status;
+  if (chorus_coll_parse(argv[1], &x->a.coll) != chorus_success) {
+    fprintf(stderr, "chorus sim: unknown collective '%s' (allreduce, broadcast, reduce, allgather, reducescatter, "
+                    "alltoall)\n", argv[1]);
+    status = 2;
+  } else {
+    int rc = parse_sim_args(argc, argv, &x->a);
+    if (rc) status = rc < 0 ? 0 : rc;
+    else if (!(status = load(x)))
+      status = prepare(x) || print_header(x) || sweep(x) || reports(x);
+  }
+  if (x->csv) fclose(x->csv);
+  if (x->trace) fclose(x->trace);
+  sim_destroy(x->s);
+  plan_destroy(x->p);
+  plan_shape_fini(&x->shape);
+  topo_destroy(x->t);
+  free(x);
   return status;
 }

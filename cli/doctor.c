@@ -647,34 +647,36 @@ static void fmt_cell(int i, int j, char *buf, size_t len, void *ctx) {
 
 /* Rank 0's report of the measurements, with a finding for each pair that is
  * far below its prediction or far below the other pairs. */
-static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *lead, const rank_info_t *info,
-                         const double *m) {
-  const double *bw = m, *lat = m + nh * nh, *conn = m + 2 * nh * nh, *pfloor = m + 3 * nh * nh,
-               *floor_s = m + 4 * nh * nh, *tries = floor_s + nh;
-  double *pbw = calloc((size_t)nh * nh * 3, sizeof *pbw), *plat = pbw ? pbw + nh * nh : NULL,
-         *elat = pbw ? pbw + 2 * nh * nh : NULL;
-  int *host_of = calloc((size_t)nranks, sizeof *host_of);
-  const char **names = calloc((size_t)nh, sizeof *names);
-  char(*labels)[24] = calloc((size_t)nh, sizeof *labels);
-  double *sorted = calloc((size_t)nh * nh, sizeof *sorted), median = 0;
-  int *slow = calloc((size_t)nh * nh + 2 * (size_t)nh, sizeof *slow), *out_slow, *in_slow;
-  if (!pbw || !host_of || !names || !labels || !sorted || !slow) {
-    finding(1, "out of memory for the report of %d hosts", nh);
-    goto cleanup;
-  }
-  out_slow = slow + nh * nh, in_slow = out_slow + nh;
-  for (int r = 0; r < nranks; r++)
-    for (int h = 0; h < nh; h++)
-      if (!strcmp(info[r].hostid, info[lead[h]].hostid)) host_of[r] = h;
-  for (int h = 0; h < nh; h++) {
-    char name[128];
-    if (!o->hosts || list_item(o->hosts, h, name, sizeof name) != nh) snprintf(name, sizeof name, "host %d", h);
-    snprintf(labels[h], sizeof labels[h], "%.23s", name);
-    names[h] = labels[h];
-  }
-  char desc[700];
-  int trusted;
-  sim_cost_t *cost = hosts_cost(o, nranks, nh, host_of, desc, sizeof desc, &trusted);
+/* The --hosts report's inputs and what it derives: measured bandwidth,
+ * latency, connect time, the pairs' and hosts' floors and tries (rank 0's
+ * matrix m), and the predictions. */
+typedef struct {
+  const hosts_opts_t *o;
+  int nranks, nh;
+  const int *lead;
+  const rank_info_t *info;
+  const char **names;
+  const double *bw, *lat, *conn, *pfloor, *floor_s, *tries;
+  double *pbw, *plat, *elat; /* predicted bandwidth and latency, expected latency */
+  double pmin, pmax;         /* the model's latencies */
+  char desc[700];            /* the cost model's topology */
+  int trusted, have_cost;
+} hosts_view_t;
+
+/* The cost model's bandwidth and latency for every pair of hosts, and what
+ * a small message should cost: the larger of the model's prediction and the
+ * two hosts' own blocking call. The model has a link's latency and a fixed
+ * cost per step, but not the hand-offs of a blocking call between the
+ * caller, the executor and the socket proxy threads, whose wake-ups depend
+ * on how busy the cores are at the moment; the floor measures exactly that,
+ * on each host, now. A pair far above it spends the difference between the
+ * hosts. */
+static void hosts_predict(hosts_view_t *v, const int *host_of) {
+  int nh = v->nh, nranks = v->nranks;
+  const int *lead = v->lead;
+  double *pbw = v->pbw, *plat = v->plat, *elat = v->elat;
+  sim_cost_t *cost = hosts_cost(v->o, nranks, nh, host_of, v->desc, sizeof v->desc, &v->trusted);
+  v->have_cost = cost != NULL;
   for (int a = 0; cost && a < nh; a++)
     for (int b = 0; b < nh; b++) {
       if (a == b) continue;
@@ -684,28 +686,32 @@ static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *l
       plat[a * nh + b] = t > 0 ? t : 0;
     }
   sim_cost_destroy(cost);
-  /* What a small message should cost: the larger of the model's prediction
-   * and the two hosts' own blocking call. The model has a link's latency
-   * and a fixed cost per step, but not the hand-offs of a blocking call
-   * between the caller, the executor and the socket proxy threads, whose
-   * wake-ups depend on how busy the cores are at the moment; the floor
-   * measures exactly that, on each host, now. A pair far above it spends
-   * the difference between the hosts. */
   double pmin = 0, pmax = 0;
   for (int a = 0; a < nh; a++)
     for (int b = a + 1; b < nh; b++) {
       int k = a * nh + b;
-      double f = pfloor[k];
+      double f = v->pfloor[k];
       elat[k] = f > 0 ? (plat[k] > f ? plat[k] : f) : 0;
-      if (cost && plat[k] > 0) pmin = pmin && pmin < plat[k] ? pmin : plat[k], pmax = pmax > plat[k] ? pmax : plat[k];
+      if (v->have_cost && plat[k] > 0)
+        pmin = pmin && pmin < plat[k] ? pmin : plat[k], pmax = pmax > plat[k] ? pmax : plat[k];
     }
+  v->pmin = pmin, v->pmax = pmax;
+}
+
+/* The matrices: bandwidth, latency (with each host's floor and the pairs
+ * measured again), connect time. */
+static void hosts_tables(const hosts_view_t *v) {
+  int nh = v->nh;
+  const char **names = v->names;
+  const double *bw = v->bw, *lat = v->lat, *conn = v->conn, *floor_s = v->floor_s, *tries = v->tries;
+  double pmin = v->pmin, pmax = v->pmax;
   printf("\npoint to point between hosts, one rank each (measured/predicted; predicted by the cost model on %s):\n",
-         desc);
+         v->desc);
   printf("  bandwidth, GB/s, of 4 MiB messages (a row sends to a column):\n");
-  print_matrix(nh, names, fmt_cell, &(cells_t){nh, bw, cost ? pbw : NULL, 1, "%.3f", 0});
+  print_matrix(nh, names, fmt_cell, &(cells_t){nh, bw, v->have_cost ? v->pbw : NULL, 1, "%.3f", 0});
   printf("  latency, us, half a round trip of 8 bytes (measured/expected: the larger of the model's prediction and "
          "the two hosts' own blocking call):\n");
-  print_matrix(nh, names, fmt_cell, &(cells_t){nh, lat, elat, 1e6, "%.0f", 1});
+  print_matrix(nh, names, fmt_cell, &(cells_t){nh, lat, v->elat, 1e6, "%.0f", 1});
   printf("    each host's own blocking call (8 bytes between 2 local processes over sockets, no network), us:");
   for (int h = 0; h < nh; h++)
     printf(floor_s[h] > 0 ? " %s %.0f" : " %s ?", names[h], floor_s[h] * 1e6);
@@ -726,6 +732,20 @@ static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *l
   printf("  connecting, ms: the first round trip, which opens both directions:\n");
   print_matrix(nh, names, fmt_cell, &(cells_t){nh, conn, NULL, 1e3, "%.1f", 1});
 
+}
+
+/* A pair far below its prediction, or under half the median pair, is a
+ * problem; where every transfer from (or to) one host is slow, that host's
+ * side is named. */
+static void hosts_judge_bandwidth(const hosts_view_t *v, int *slow, double *sorted) {
+  const hosts_opts_t *o = v->o;
+  int nh = v->nh, trusted = v->trusted;
+  const int *lead = v->lead;
+  const rank_info_t *info = v->info;
+  const char **names = v->names;
+  const double *bw = v->bw, *pbw = v->pbw;
+  double median = 0;
+  int *out_slow = slow + nh * nh, *in_slow = out_slow + nh;
   /* The median pair: a pair far below the others is wrong whatever the model says. */
   int n = 0;
   for (int k = 0; k < nh * nh; k++)
@@ -774,8 +794,17 @@ static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *l
         finding(0,
                 "%s, %.0f%% below the %.3f GB/s the default %s predicts: it assumes its default link rate; "
                 "give the real one (--set rate=25Gb/s) or a calibrated topology (--topo)",
-                what, -gap, pbw[k], desc);
+                what, -gap, pbw[k], v->desc);
     }
+}
+
+/* A pair whose latency is far above what its hosts' own calls cost. */
+static void hosts_judge_latency(const hosts_view_t *v) {
+  int nh = v->nh;
+  const int *lead = v->lead;
+  const rank_info_t *info = v->info;
+  const char **names = v->names;
+  const double *lat = v->lat, *floor_s = v->floor_s, *tries = v->tries, *plat = v->plat, *elat = v->elat;
   for (int a = 0; a < nh; a++)
     for (int b = a + 1; b < nh; b++) {
       int k = a * nh + b;
@@ -792,6 +821,12 @@ static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *l
               elat[k] * 1e6, plat[k] * 1e6, a, floor_s[a] * 1e6, b, floor_s[b] * 1e6, tries[k],
               tries[k] == 1 ? "" : "s", (lat[k] - elat[k]) * 1e6, info[lead[b]].addr);
     }
+}
+
+/* A pair that took more than a second to connect. */
+static void hosts_judge_connect(const hosts_view_t *v) {
+  int nh = v->nh;
+  const double *conn = v->conn;
   for (int a = 0; a < nh; a++)
     for (int b = a + 1; b < nh; b++)
       if (conn[a * nh + b] > 1.0)
@@ -799,12 +834,43 @@ static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *l
                 "connecting host %d and host %d took %.1f s: look for slow name resolution, a firewall dropping "
                 "the first packets (retries), or a loaded host",
                 a, b, conn[a * nh + b]);
-cleanup:
-  free(pbw);
+}
+
+static void hosts_report(const hosts_opts_t *o, int nranks, int nh, const int *lead, const rank_info_t *info,
+                         const double *m) {
+  hosts_view_t v = {.o = o, .nranks = nranks, .nh = nh, .lead = lead, .info = info, .bw = m, .lat = m + nh * nh,
+                    .conn = m + 2 * nh * nh, .pfloor = m + 3 * nh * nh, .floor_s = m + 4 * nh * nh};
+  v.tries = v.floor_s + nh;
+  double *pred = calloc((size_t)nh * nh * 3, sizeof *pred); /* pbw, plat, elat */
+  double *sorted = calloc((size_t)nh * nh, sizeof *sorted);
+  int *host_of = calloc((size_t)nranks, sizeof *host_of);
+  const char **names = calloc((size_t)nh, sizeof *names);
+  char(*labels)[24] = calloc((size_t)nh, sizeof *labels);
+  int *slow = calloc((size_t)nh * nh + 2 * (size_t)nh, sizeof *slow);
+  if (!pred || !sorted || !host_of || !names || !labels || !slow) {
+    finding(1, "out of memory for the report of %d hosts", nh);
+  } else {
+    v.pbw = pred, v.plat = pred + nh * nh, v.elat = pred + 2 * nh * nh, v.names = names;
+    for (int r = 0; r < nranks; r++)
+      for (int h = 0; h < nh; h++)
+        if (!strcmp(info[r].hostid, info[lead[h]].hostid)) host_of[r] = h;
+    for (int h = 0; h < nh; h++) {
+      char name[128];
+      if (!o->hosts || list_item(o->hosts, h, name, sizeof name) != nh) snprintf(name, sizeof name, "host %d", h);
+      snprintf(labels[h], sizeof labels[h], "%.23s", name);
+      names[h] = labels[h];
+    }
+    hosts_predict(&v, host_of);
+    hosts_tables(&v);
+    hosts_judge_bandwidth(&v, slow, sorted);
+    hosts_judge_latency(&v);
+    hosts_judge_connect(&v);
+  }
+  free(pred);
+  free(sorted);
   free(host_of);
   free(names);
   free(labels);
-  free(sorted);
   free(slow);
 }
 
@@ -852,6 +918,100 @@ static chorus_result_t shared_floor(chorus_comm_t *c, int rank, int lead_h, int 
  * measures every pair, one pair at a time (a barrier between pairs, so that
  * no two transfers share a link and every wait stays far below
  * CHORUS_TIMEOUT); rank 0 prints the matrices. */
+/* Rank 0: the ranks, their hosts and interfaces, and what the interfaces
+ * say (loopback across hosts, hosts on different interfaces). */
+static void hosts_list(const hosts_opts_t *o, const rank_info_t *info, const int *lead, int nranks, int nh,
+                       double first_s) {
+  double slowest = 0;
+  for (int r = 0; r < nranks; r++)
+    slowest = info[r].join_s > slowest ? info[r].join_s : slowest;
+  printf("  %d ranks on %d host%s joined in %.3f s (the slowest rank's wait), the first collective in "
+         "%.3f s\n  %-5s %-5s %-20s %-10s %-24s %-8s %s\n",
+         nranks, nh, nh == 1 ? "" : "s", slowest, first_s, "rank", "host", "name", "interface", "address", "pid",
+         "joined after");
+  for (int r = 0; r < nranks; r++) {
+    int h = 0;
+    while (h < nh && strcmp(info[lead[h]].hostid, info[r].hostid))
+      h++;
+    char name[128];
+    if (!o->hosts || list_item(o->hosts, h, name, sizeof name) != nh) snprintf(name, sizeof name, "%s", info[r].name);
+    printf("  %-5d %-5d %-20.20s %-10s %-24s %-8d %.3f s\n", r, h, name, info[r].ifname, info[r].addr, info[r].pid,
+           info[r].join_s);
+  }
+  for (int r = 0; r < nranks && nh > 1; r++)
+    if (!strncmp(info[r].ifname, "lo", 2))
+      finding(1,
+              "rank %d uses the loopback interface (%s) while the job spans %d hosts: the others reach it "
+              "only by luck; set CHORUS_SOCKET_IFNAME to the interface the hosts share",
+              r, info[r].addr, nh);
+  for (int h = 1; h < nh; h++)
+    if (strcmp(info[lead[h]].ifname, info[lead[0]].ifname)) {
+      finding(0,
+              "the hosts use different interfaces (host 0 %s, host %d %s): fine when they are one network; "
+              "otherwise name it with CHORUS_SOCKET_IFNAME",
+              info[lead[0]].ifname, h, info[lead[h]].ifname);
+      break;
+    }
+}
+
+/* Hosts a and b (their lead ranks): bandwidth, connect time and latency,
+ * into rank 0's m. 0 when measured, 1 when a rank failed (its finding is
+ * made), -1 when this rank lost the others. */
+static int measure_pair(chorus_comm_t *c, int rank, int a, int b, int nh, const int *lead, const rank_info_t *info,
+                        char *big, const double *floors, double *m) {
+  int side = rank == lead[a] ? 1 : rank == lead[b] ? 2 : 0, k = a * nh + b;
+  /* [0] anyone failed, [1] the pair's latency (side 1) */
+  double mv[2] = {0, 0}, av[2];
+  if (side) {
+    double conn = 0, lat = 0, gbps = 0;
+    chorus_result_t res = p2p_pair(c, side == 1, side == 1 ? lead[b] : lead[a], big, &conn, &lat, &gbps);
+    if (res != chorus_success) {
+      mv[0] = 1;
+      finding(1,
+              "measuring between host %d (rank %d, %s) and host %d (rank %d, %s) failed: %s. Check that "
+              "the two reach each other (ping the address), a firewall, and CHORUS_SOCKET_IFNAME",
+              a, lead[a], info[lead[a]].addr, b, lead[b], info[lead[b]].addr, chorus_last_error());
+    } else if (side == 1) {
+      m[k] = gbps, m[2 * nh * nh + k] = conn, mv[1] = lat;
+    } else {
+      m[b * nh + a] = gbps;
+    }
+  }
+  if (chorus_run_allreduce(mv, av, 2, chorus_float64, chorus_sum, c, NULL) != chorus_success) return -1;
+  if (av[0] > 0) return 1;
+  /* A latency far above the two floors is measured again, floors and
+   * pair, up to HOSTS_LAT_TRIES times: a delay on the path stays, a busy
+   * moment of a loaded machine passes. The pair keeps its best latency
+   * and the highest floors, so a problem is one every measurement saw. */
+  double lat = av[1], pf = floors[a] > 0 && floors[b] > 0 ? (floors[a] + floors[b]) / 2 : 0;
+  int tries = 1;
+  while (pf > 0 && lat > HOSTS_LAT_FACTOR * pf + HOSTS_LAT_EXCESS_S && tries < HOSTS_LAT_TRIES) {
+    double fa, fb;
+    tries++;
+    if (shared_floor(c, rank, lead[a], a, &fa) != chorus_success ||
+        shared_floor(c, rank, lead[b], b, &fb) != chorus_success)
+      return -1;
+    if (fa > 0 && fb > 0 && (fa + fb) / 2 > pf) pf = (fa + fb) / 2;
+    mv[0] = mv[1] = 0;
+    if (side) {
+      double conn, again = 0;
+      chorus_result_t res = ping_pong(c, side == 1, side == 1 ? lead[b] : lead[a], &conn, &again);
+      if (res != chorus_success) {
+        mv[0] = 1;
+        finding(1, "measuring the latency between host %d and host %d again failed: %s", a, b,
+                chorus_last_error());
+      } else if (side == 1) {
+        mv[1] = again;
+      }
+    }
+    if (chorus_run_allreduce(mv, av, 2, chorus_float64, chorus_sum, c, NULL) != chorus_success) return -1;
+    if (av[0] > 0) return 1;
+    if (av[1] < lat) lat = av[1];
+  }
+  if (rank == 0) m[nh * nh + k] = lat, m[3 * nh * nh + k] = pf, m[4 * nh * nh + nh + k] = tries;
+  return 0;
+}
+
 static void hosts_check(const hosts_opts_t *o, chorus_comm_t *c, int rank, int nranks, rank_info_t *mine) {
   rank_info_t *info = calloc((size_t)nranks, sizeof *info);
   int *lead = calloc((size_t)nranks, sizeof *lead), nh = 0;
@@ -879,38 +1039,7 @@ static void hosts_check(const hosts_opts_t *o, chorus_comm_t *c, int rank, int n
       h++;
     if (h == nh) lead[nh++] = r;
   }
-  if (rank == 0) {
-    double slowest = 0;
-    for (int r = 0; r < nranks; r++)
-      slowest = info[r].join_s > slowest ? info[r].join_s : slowest;
-    printf("  %d ranks on %d host%s joined in %.3f s (the slowest rank's wait), the first collective in "
-           "%.3f s\n  %-5s %-5s %-20s %-10s %-24s %-8s %s\n",
-           nranks, nh, nh == 1 ? "" : "s", slowest, first_s, "rank", "host", "name", "interface", "address", "pid",
-           "joined after");
-    for (int r = 0; r < nranks; r++) {
-      int h = 0;
-      while (h < nh && strcmp(info[lead[h]].hostid, info[r].hostid))
-        h++;
-      char name[128];
-      if (!o->hosts || list_item(o->hosts, h, name, sizeof name) != nh) snprintf(name, sizeof name, "%s", info[r].name);
-      printf("  %-5d %-5d %-20.20s %-10s %-24s %-8d %.3f s\n", r, h, name, info[r].ifname, info[r].addr, info[r].pid,
-             info[r].join_s);
-    }
-    for (int r = 0; r < nranks && nh > 1; r++)
-      if (!strncmp(info[r].ifname, "lo", 2))
-        finding(1,
-                "rank %d uses the loopback interface (%s) while the job spans %d hosts: the others reach it "
-                "only by luck; set CHORUS_SOCKET_IFNAME to the interface the hosts share",
-                r, info[r].addr, nh);
-    for (int h = 1; h < nh; h++)
-      if (strcmp(info[lead[h]].ifname, info[lead[0]].ifname)) {
-        finding(0,
-                "the hosts use different interfaces (host 0 %s, host %d %s): fine when they are one network; "
-                "otherwise name it with CHORUS_SOCKET_IFNAME",
-                info[lead[0]].ifname, h, info[lead[h]].ifname);
-        break;
-      }
-  }
+  if (rank == 0) hosts_list(o, info, lead, nranks, nh, first_s);
   if (nh < 2) {
     if (rank == 0) finding(0, "every rank is on one host: there are no pairs of hosts to measure");
     goto cleanup;
@@ -935,57 +1064,9 @@ static void hosts_check(const hosts_opts_t *o, chorus_comm_t *c, int rank, int n
       m[4 * nh * nh + h] = floors[h];
   for (int a = 0; a < nh; a++)
     for (int b = a + 1; b < nh; b++) {
-      int side = rank == lead[a] ? 1 : rank == lead[b] ? 2 : 0, k = a * nh + b;
-      /* [0] anyone failed, [1] the pair's latency (side 1) */
-      double mv[2] = {0, 0}, av[2];
-      if (side) {
-        double conn = 0, lat = 0, gbps = 0;
-        res = p2p_pair(c, side == 1, side == 1 ? lead[b] : lead[a], big, &conn, &lat, &gbps);
-        if (res != chorus_success) {
-          mv[0] = 1;
-          finding(1,
-                  "measuring between host %d (rank %d, %s) and host %d (rank %d, %s) failed: %s. Check that "
-                  "the two reach each other (ping the address), a firewall, and CHORUS_SOCKET_IFNAME",
-                  a, lead[a], info[lead[a]].addr, b, lead[b], info[lead[b]].addr, chorus_last_error());
-        } else if (side == 1) {
-          m[k] = gbps, m[2 * nh * nh + k] = conn, mv[1] = lat;
-        } else {
-          m[b * nh + a] = gbps;
-        }
-      }
-      if ((res = chorus_run_allreduce(mv, av, 2, chorus_float64, chorus_sum, c, NULL)) != chorus_success) goto lost;
-      if (av[0] > 0) goto cleanup;
-      /* A latency far above the two floors is measured again, floors and
-       * pair, up to HOSTS_LAT_TRIES times: a delay on the path stays, a busy
-       * moment of a loaded machine passes. The pair keeps its best latency
-       * and the highest floors, so a problem is one every measurement saw. */
-      double lat = av[1], pf = floors[a] > 0 && floors[b] > 0 ? (floors[a] + floors[b]) / 2 : 0;
-      int tries = 1;
-      while (pf > 0 && lat > HOSTS_LAT_FACTOR * pf + HOSTS_LAT_EXCESS_S && tries < HOSTS_LAT_TRIES) {
-        double fa, fb;
-        tries++;
-        if ((res = shared_floor(c, rank, lead[a], a, &fa)) != chorus_success ||
-            (res = shared_floor(c, rank, lead[b], b, &fb)) != chorus_success)
-          goto lost;
-        if (fa > 0 && fb > 0 && (fa + fb) / 2 > pf) pf = (fa + fb) / 2;
-        mv[0] = mv[1] = 0;
-        if (side) {
-          double conn, again = 0;
-          res = ping_pong(c, side == 1, side == 1 ? lead[b] : lead[a], &conn, &again);
-          if (res != chorus_success) {
-            mv[0] = 1;
-            finding(1, "measuring the latency between host %d and host %d again failed: %s", a, b,
-                    chorus_last_error());
-          } else if (side == 1) {
-            mv[1] = again;
-          }
-        }
-        if ((res = chorus_run_allreduce(mv, av, 2, chorus_float64, chorus_sum, c, NULL)) != chorus_success)
-          goto lost;
-        if (av[0] > 0) goto cleanup;
-        if (av[1] < lat) lat = av[1];
-      }
-      if (rank == 0) m[nh * nh + k] = lat, m[3 * nh * nh + k] = pf, m[4 * nh * nh + nh + k] = tries;
+      int r = measure_pair(c, rank, a, b, nh, lead, info, big, floors, m);
+      if (r < 0) goto lost;
+      if (r > 0) goto cleanup;
     }
   res = chorus_run_allreduce(m, sum, nm, chorus_float64, chorus_sum, c, NULL);
   if (res != chorus_success) {

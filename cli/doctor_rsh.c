@@ -295,48 +295,50 @@ static void print_rank_output(int rank, const char *host, const doctor_child_t *
   printf("\n--- rank %d on host %s:\n%s%s", rank, host, ch->out, ch->out[strlen(ch->out) - 1] == '\n' ? "" : "\n");
 }
 
-int doctor_rsh(const doctor_rsh_opts_t *o) {
-  char rsh_copy[1024], *rsh[RSH_MAX_WORDS];
+/* The remote shell's words (--rsh) into rsh, pointing into copy. The
+ * count, or -1 after a message. */
+static int split_rsh(const char *text, char *copy, size_t len, char **rsh) {
   int nrsh = 0;
-  snprintf(rsh_copy, sizeof rsh_copy, "%s", o->rsh);
-  for (char *save = NULL, *w = strtok_r(rsh_copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+  snprintf(copy, len, "%s", text);
+  for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
     if (nrsh == RSH_MAX_WORDS) {
-      fprintf(stderr, "chorus doctor: --rsh '%s': more than %d words\n", o->rsh, RSH_MAX_WORDS);
-      return 2;
+      fprintf(stderr, "chorus doctor: --rsh '%s': more than %d words\n", text, RSH_MAX_WORDS);
+      return -1;
     }
     rsh[nrsh++] = w;
   }
   if (!nrsh) {
     fprintf(stderr, "chorus doctor: --rsh is empty: give the remote shell, e.g. --rsh 'ssh -o BatchMode=yes'\n");
-    return 2;
+    return -1;
   }
-  char self[1024];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) {
-    fprintf(stderr, "chorus doctor: cannot find this program's path (/proc/self/exe): give --chorus PATH\n");
-    return 2;
-  }
-  self[n] = 0;
-  const char *chorus = o->chorus ? o->chorus : self;
-  static rsh_host_t h[RSH_MAX_HOSTS];
+  return nrsh;
+}
+
+/* The host names of --hosts into h. The count, or -1 after a message. */
+static int split_hosts(const char *hosts, rsh_host_t *h) {
   int nh = 0;
-  for (const char *p = o->hosts; *p;) {
+  for (const char *p = hosts; *p;) {
     size_t k = strcspn(p, ",");
     if (k == 0 || k >= sizeof h[0].name) {
-      fprintf(stderr, "chorus doctor: --hosts '%s': %s\n", o->hosts,
+      fprintf(stderr, "chorus doctor: --hosts '%s': %s\n", hosts,
               k ? "a host name is longer than 127 characters" : "an empty host name");
-      return 2;
+      return -1;
     }
     if (nh == RSH_MAX_HOSTS) {
       fprintf(stderr, "chorus doctor: --hosts: more than %d hosts\n", RSH_MAX_HOSTS);
-      return 2;
+      return -1;
     }
     h[nh] = (rsh_host_t){0};
     snprintf(h[nh].name, sizeof h[nh].name, "%.*s", (int)k, p);
     nh++;
     p += k + (p[k] == ',');
   }
-  /* Everything that goes through the remote shell must mean the same there. */
+  return nh;
+}
+
+/* Everything that goes through the remote shell must mean the same there:
+ * 0, or -1 after naming the option that would not. */
+static int check_plain(const doctor_rsh_opts_t *o, const char *chorus) {
   const char *check[] = {chorus, o->hosts, o->topo, o->sets, o->tolerance};
   const char *check_name[] = {"--chorus (or this program's path)", "--hosts", "--topo", "--set", "--tolerance"};
   for (int i = 0; i < 5; i++)
@@ -345,12 +347,16 @@ int doctor_rsh(const doctor_rsh_opts_t *o) {
               "chorus doctor: %s '%s' has a character a remote shell would interpret (a space, quote, $, *, ...): "
               "use letters, digits and _./,:=+@%%^- only\n",
               check_name[i], check[i]);
-      return 2;
+      return -1;
     }
-  /* CHORUS_* settings travel with the command, as mpirun -x does. */
-  char *fwd[64];
+  return 0;
+}
+
+/* CHORUS_* settings travel with the command, as mpirun -x does (not the
+ * remote shell, the secret or the root, which the starter sets). */
+static int forwarded(char **fwd, int cap) {
   int nfwd = 0;
-  for (char **e = environ; *e && nfwd < 64; e++) {
+  for (char **e = environ; *e && nfwd < cap; e++) {
     if (strncmp(*e, "CHORUS_", 7) || !strncmp(*e, "CHORUS_RSH=", 11) || !strncmp(*e, "CHORUS_SECRET=", 14) ||
         !strncmp(*e, "CHORUS_ROOT=", 12))
       continue;
@@ -360,6 +366,124 @@ int doctor_rsh(const doctor_rsh_opts_t *o) {
     }
     fwd[nfwd++] = *e;
   }
+  return nfwd;
+}
+
+/* The job every rank joins: a fresh secret, a port, and rank 0's host's
+ * address without its port. 0, or -1 after a finding. */
+typedef struct {
+  char secret[64], port[16], addr[80], ranks[16];
+} rsh_job_t;
+static int make_job(const rsh_host_t *first, int nup, rsh_job_t *j) {
+  unsigned char rnd[18];
+  if (random_bytes(rnd, sizeof rnd) != 0) {
+    doctor_finding(1, "cannot read /dev/urandom for the job's secret");
+    return -1;
+  }
+  for (int i = 0; i < 16; i++) snprintf(j->secret + 2 * i, 3, "%02x", rnd[i]);
+  snprintf(j->port, sizeof j->port, "%d", 21000 + (rnd[16] << 8 | rnd[17]) % 20000);
+  snprintf(j->addr, sizeof j->addr, "%s", first->addr);
+  char *colon = strrchr(j->addr, ':');
+  if (colon && strchr(j->addr, '.')) *colon = 0; /* a.b.c.d:port: the address alone */
+  if (j->addr[0] == '[') {                       /* [v6]:port */
+    memmove(j->addr, j->addr + 1, strlen(j->addr));
+    if (strchr(j->addr, ']')) *strchr(j->addr, ']') = 0;
+  }
+  snprintf(j->ranks, sizeof j->ranks, "%d", nup);
+  return 0;
+}
+
+/* Rank r's command line: the remote shell, the host, the job's variables,
+ * the forwarded settings and `chorus doctor --hosts LIST ...`. */
+static void rank_argv(const doctor_rsh_opts_t *o, char **rsh, int nrsh, char **fwd, int nfwd, const char *chorus,
+                      const char *host, const char *list, const rsh_job_t *j, int r, char vars[5][128],
+                      char **argv) {
+  int k = 0;
+  for (int w = 0; w < nrsh; w++) argv[k++] = rsh[w];
+  snprintf(vars[0], 128, "RANK=%d", r);
+  snprintf(vars[1], 128, "WORLD_SIZE=%s", j->ranks);
+  snprintf(vars[2], 128, "MASTER_ADDR=%s", j->addr);
+  snprintf(vars[3], 128, "MASTER_PORT=%s", j->port);
+  snprintf(vars[4], 128, "CHORUS_SECRET=%s", j->secret);
+  argv[k++] = (char *)host, argv[k++] = "env";
+  for (int v = 0; v < 5; v++) argv[k++] = vars[v];
+  for (int f = 0; f < nfwd; f++) argv[k++] = fwd[f];
+  argv[k++] = (char *)chorus, argv[k++] = "doctor", argv[k++] = "--hosts", argv[k++] = (char *)list;
+  if (o->topo) argv[k++] = "--topo", argv[k++] = (char *)o->topo;
+  if (o->sets) argv[k++] = "--set", argv[k++] = (char *)o->sets;
+  if (o->tolerance) argv[k++] = "--tolerance", argv[k++] = (char *)o->tolerance;
+  argv[k] = NULL;
+}
+
+/* What became of each rank: a finding for one that hung or failed other
+ * than by reporting problems; 1 when some rank reported problems. */
+static int judge_ranks(const doctor_child_t *ch, const rsh_host_t *h, const int *up, int nup, double deadline) {
+  int rc = 0;
+  for (int r = 0; r < nup; r++) {
+    if (ch[r].timed_out)
+      doctor_finding(1,
+                     "rank %d on host %s was still running after %.0f s: its remote shell and what it started "
+                     "were killed. It hangs or waits for a peer: its output above says where; raise "
+                     "CHORUS_TIMEOUT if the hosts are just slow",
+                     r, h[up[r]].name, deadline);
+    else if (ch[r].status != 0 && ch[r].status != 1)
+      doctor_finding(1, "rank %d on host %s exited with status %d%s", r, h[up[r]].name, ch[r].status,
+                     ch[r].status == 255 ? " (the remote shell failed after the probe: did the host go away?)" : "");
+    else if (ch[r].status == 1)
+      rc = 1; /* its problems are in its output */
+  }
+  return rc;
+}
+
+/* The nup hosts that answered run a doctor rank each, under the doctor's
+ * own deadline; their output is printed and judged. */
+static int run_ranks(const doctor_rsh_opts_t *o, char **rsh, int nrsh, char **fwd, int nfwd, const char *chorus,
+                     const rsh_host_t *h, const int *up, int nup, const char *list, double timeout) {
+  rsh_job_t j;
+  if (make_job(&h[up[0]], nup, &j)) return 0;
+  /* The doctor's own deadlines: joining (CHORUS_TIMEOUT), then per host a
+   * floor and per pair round trips, bandwidth both ways and up to two
+   * re-measurements, each bounded by a budget of a second or so. */
+  double deadline = 2 * timeout + 10.0 * nup + 20.0 * nup * (nup - 1) / 2 + 30;
+  printf("\nstarting %d doctor ranks (rank 0 on %s, bootstrap root %s:%s); every rank within %.0f s\n", nup,
+         h[up[0]].name, j.addr, j.port, deadline);
+  doctor_child_t *ch = calloc((size_t)nup, sizeof *ch);
+  if (!ch) {
+    doctor_finding(1, "out of memory for %d ranks", nup);
+    return 0;
+  }
+  for (int r = 0; r < nup; r++) {
+    char vars[5][128], *argv[RSH_MAX_WORDS + 64 + 20];
+    rank_argv(o, rsh, nrsh, fwd, nfwd, chorus, h[up[r]].name, list, &j, r, vars, argv);
+    doctor_child_start(&ch[r], argv, NULL, RSH_OUT_CAP);
+  }
+  doctor_children_wait(ch, nup, deadline);
+  printf("\n--- rank 0 on host %s (the report):\n%s", h[up[0]].name, ch[0].out ? ch[0].out : "");
+  for (int r = 1; r < nup; r++) print_rank_output(r, h[up[r]].name, &ch[r]);
+  printf("\n");
+  int rc = judge_ranks(ch, h, up, nup, deadline);
+  for (int r = 0; r < nup; r++) doctor_child_fini(&ch[r]);
+  free(ch);
+  return rc;
+}
+
+int doctor_rsh(const doctor_rsh_opts_t *o) {
+  char rsh_copy[1024], *rsh[RSH_MAX_WORDS];
+  int nrsh = split_rsh(o->rsh, rsh_copy, sizeof rsh_copy, rsh);
+  if (nrsh < 0) return 2;
+  char self[1024];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) {
+    fprintf(stderr, "chorus doctor: cannot find this program's path (/proc/self/exe): give --chorus PATH\n");
+    return 2;
+  }
+  self[n] = 0;
+  const char *chorus = o->chorus ? o->chorus : self;
+  static rsh_host_t h[RSH_MAX_HOSTS];
+  int nh = split_hosts(o->hosts, h);
+  if (nh < 0 || check_plain(o, chorus)) return 2;
+  char *fwd[64];
+  int nfwd = forwarded(fwd, 64);
   double timeout = (double)param_int(PARAM_TIMEOUT);
   printf("\nhosts by remote shell: %d host%s through `%s HOST %s doctor`, each probe within %.0f s "
          "(CHORUS_TIMEOUT)\n",
@@ -384,82 +508,10 @@ int doctor_rsh(const doctor_rsh_opts_t *o) {
     doctor_finding(nh >= 2 ? 1 : 0, "%s: there is no pair of hosts to measure%s",
                    nup ? "only one host answered" : "no host answered",
                    nh >= 2 ? "; fix the hosts named above and run again" : "");
-    goto verdict;
+  } else {
+    if (nup < nh) printf("\nchecking the %d hosts that answered (%s); the others are named above\n", nup, list);
+    rc = run_ranks(o, rsh, nrsh, fwd, nfwd, chorus, h, up, nup, list, timeout);
   }
-  if (nup < nh) printf("\nchecking the %d hosts that answered (%s); the others are named above\n", nup, list);
-
-  unsigned char rnd[18];
-  if (random_bytes(rnd, sizeof rnd) != 0) {
-    doctor_finding(1, "cannot read /dev/urandom for the job's secret");
-    goto verdict;
-  }
-  char secret[64], port[16], addr[80], ranks[16];
-  for (int i = 0; i < 16; i++)
-    snprintf(secret + 2 * i, 3, "%02x", rnd[i]);
-  snprintf(port, sizeof port, "%d", 21000 + (rnd[16] << 8 | rnd[17]) % 20000);
-  snprintf(addr, sizeof addr, "%s", h[up[0]].addr);
-  char *colon = strrchr(addr, ':');
-  if (colon && strchr(addr, '.')) *colon = 0; /* a.b.c.d:port: the address alone */
-  if (addr[0] == '[') {                       /* [v6]:port */
-    memmove(addr, addr + 1, strlen(addr));
-    if (strchr(addr, ']')) *strchr(addr, ']') = 0;
-  }
-  snprintf(ranks, sizeof ranks, "%d", nup);
-  /* The doctor's own deadlines: joining (CHORUS_TIMEOUT), then per host a
-   * floor and per pair round trips, bandwidth both ways and up to two
-   * re-measurements, each bounded by a budget of a second or so. */
-  double deadline = 2 * timeout + 10.0 * nup + 20.0 * nup * (nup - 1) / 2 + 30;
-  printf("\nstarting %d doctor ranks (rank 0 on %s, bootstrap root %s:%s); every rank within %.0f s\n", nup,
-         h[up[0]].name, addr, port, deadline);
-  doctor_child_t *ch = calloc((size_t)nup, sizeof *ch);
-  if (!ch) {
-    doctor_finding(1, "out of memory for %d ranks", nup);
-    goto verdict;
-  }
-  for (int r = 0; r < nup; r++) {
-    char rank[32], world[32], master[128], mport[32], sec[96];
-    char *argv[RSH_MAX_WORDS + 64 + 20];
-    int k = 0;
-    for (int w = 0; w < nrsh; w++)
-      argv[k++] = rsh[w];
-    snprintf(rank, sizeof rank, "RANK=%d", r);
-    snprintf(world, sizeof world, "WORLD_SIZE=%s", ranks);
-    snprintf(master, sizeof master, "MASTER_ADDR=%s", addr);
-    snprintf(mport, sizeof mport, "MASTER_PORT=%s", port);
-    snprintf(sec, sizeof sec, "CHORUS_SECRET=%s", secret);
-    argv[k++] = h[up[r]].name, argv[k++] = "env", argv[k++] = rank, argv[k++] = world, argv[k++] = master;
-    argv[k++] = mport, argv[k++] = sec;
-    for (int f = 0; f < nfwd; f++)
-      argv[k++] = fwd[f];
-    argv[k++] = (char *)chorus, argv[k++] = "doctor", argv[k++] = "--hosts", argv[k++] = list;
-    if (o->topo) argv[k++] = "--topo", argv[k++] = (char *)o->topo;
-    if (o->sets) argv[k++] = "--set", argv[k++] = (char *)o->sets;
-    if (o->tolerance) argv[k++] = "--tolerance", argv[k++] = (char *)o->tolerance;
-    argv[k] = NULL;
-    doctor_child_start(&ch[r], argv, NULL, RSH_OUT_CAP);
-  }
-  doctor_children_wait(ch, nup, deadline);
-  printf("\n--- rank 0 on host %s (the report):\n%s", h[up[0]].name, ch[0].out ? ch[0].out : "");
-  for (int r = 1; r < nup; r++)
-    print_rank_output(r, h[up[r]].name, &ch[r]);
-  printf("\n");
-  for (int r = 0; r < nup; r++) {
-    if (ch[r].timed_out)
-      doctor_finding(1,
-                     "rank %d on host %s was still running after %.0f s: its remote shell and what it started "
-                     "were killed. It hangs or waits for a peer: its output above says where; raise "
-                     "CHORUS_TIMEOUT if the hosts are just slow",
-                     r, h[up[r]].name, deadline);
-    else if (ch[r].status != 0 && ch[r].status != 1)
-      doctor_finding(1, "rank %d on host %s exited with status %d%s", r, h[up[r]].name, ch[r].status,
-                     ch[r].status == 255 ? " (the remote shell failed after the probe: did the host go away?)" : "");
-    else if (ch[r].status == 1)
-      rc = 1; /* its problems are in its output */
-  }
-  for (int r = 0; r < nup; r++)
-    doctor_child_fini(&ch[r]);
-  free(ch);
-verdict:;
   int notes, problems = doctor_count(&notes);
   printf("doctor --hosts: %d host%s of %d answered; %d problem%s found by the starter%s\n", nup, nup == 1 ? "" : "s",
          nh, problems, problems == 1 ? "" : "s", rc ? ", and the ranks found problems (above)" : "");

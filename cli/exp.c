@@ -195,25 +195,9 @@ static int read_run(lua_State *L, exp_t *e, const exp_run_t *base, int index) {
   return add_run(e, &r);
 }
 
-static int exp_load(exp_t *e, const char *path) {
-  snprintf(e->path, sizeof e->path, "%s", path);
-  sbx_t *s = NULL;
-  sbx_opts_t o = {0};
-  if (sbx_create(&s, &o) != chorus_success) {
-    fprintf(stderr, "chorus exp: cannot create the Lua sandbox: %s\n", chorus_last_error());
-    return -1;
-  }
-  int rc = -1;
-  lua_State *L = sbx_state(s);
-  if (sbx_run_file(s, path) != chorus_success) {
-    fprintf(stderr, "chorus exp: %s\n", sbx_error(s));
-    goto done;
-  }
-  if (!lua_istable(L, -1)) {
-    fprintf(stderr, "chorus exp: %s: the script must return a table (experiments/README.md)\n", path);
-    goto done;
-  }
-  int t = lua_gettop(L);
+/* The experiment's own fields (name, testbed, topology, sizes, ...), with
+ * their defaults. 0, or -1 after a message. */
+static int read_fields(lua_State *L, int t, exp_t *e, const char *path) {
   char testbed[32], tmp[64];
   const char *base = strrchr(path, '/');
   snprintf(tmp, sizeof tmp, "%.59s", base ? base + 1 : path);
@@ -232,23 +216,29 @@ static int exp_load(exp_t *e, const char *path) {
       get_int(L, t, e, "warmup", 2, 0, 1000, &e->warmup) || get_int(L, t, e, "iters", 10, 1, 100000, &e->iters) ||
       get_int(L, t, e, "repeats", 3, 1, EXP_MAX_REPEATS, &e->repeats) ||
       get_int(L, t, e, "calibrate", 0, 0, 1, &e->calibrate))
-    goto done;
+    return -1;
   if (!strcmp(testbed, "local")) e->testbed = TESTBED_LOCAL;
   else if (!strcmp(testbed, "netns")) e->testbed = TESTBED_NETNS;
   else if (!strcmp(testbed, "none")) e->testbed = TESTBED_NONE;
   else {
     fail_field(e, "testbed", "is '%s': local, netns or none", testbed);
-    goto done;
+    return -1;
   }
   if (!e->topology[0]) {
     fail_field(e, "topology", "is missing: the topology that describes the testbed");
-    goto done;
+    return -1;
   }
-  exp_run_t dflt = {.channels = 1, .measure = e->testbed != TESTBED_NONE};
-  snprintf(dflt.coll, sizeof dflt.coll, "allreduce");
-  if (get_text(L, t, e, "set", "", dflt.set, sizeof dflt.set) ||
-      get_int(L, t, e, "channels", 1, 0, 32, &dflt.channels))
-    goto done;
+  return 0;
+}
+
+/* What every run takes unless it says otherwise: `set` and `channels`; on
+ * the namespace testbed the topology is also told its shape. */
+static int read_defaults(lua_State *L, int t, exp_t *e, exp_run_t *dflt) {
+  *dflt = (exp_run_t){.channels = 1, .measure = e->testbed != TESTBED_NONE};
+  snprintf(dflt->coll, sizeof dflt->coll, "allreduce");
+  if (get_text(L, t, e, "set", "", dflt->set, sizeof dflt->set) ||
+      get_int(L, t, e, "channels", 1, 0, 32, &dflt->channels))
+    return -1;
   if (e->testbed == TESTBED_NETNS) {
     /* The ranks are fixed by the testbed; the topology is told its shape. */
     char shape[256];
@@ -258,56 +248,63 @@ static int exp_load(exp_t *e, const char *path) {
     if (e->calibrate) snprintf(shape, sizeof shape, "hosts=%d,ppn=%d,cores=%ld", e->hosts, e->ppn, cores);
     else snprintf(shape, sizeof shape, "hosts=%d,ppn=%d,rate=%s,cores=%ld", e->hosts, e->ppn, e->rate, cores);
     char joined[512];
-    snprintf(joined, sizeof joined, "%.200s%s%.300s", shape, dflt.set[0] ? "," : "", dflt.set);
-    snprintf(dflt.set, sizeof dflt.set, "%s", joined);
+    snprintf(joined, sizeof joined, "%.200s%s%.300s", shape, dflt->set[0] ? "," : "", dflt->set);
+    snprintf(dflt->set, sizeof dflt->set, "%s", joined);
   }
-  lua_getfield(L, t, "runs");
-  if (!lua_isnil(L, -1)) {
-    if (!lua_istable(L, -1)) {
-      fail_field(e, "runs", "must be a list of tables");
-      goto done;
-    }
-    int nr = (int)luaL_len(L, -1);
-    for (int i = 1; i <= nr; i++) {
-      lua_geti(L, -1, i);
-      snprintf(dflt.algo, sizeof dflt.algo, "ring");
-      dflt.nranks = e->testbed == TESTBED_NETNS ? e->hosts * e->ppn : 2;
-      if (read_run(L, e, &dflt, i) != 0) goto done;
-      lua_pop(L, 1);
-    }
+  return 0;
+}
+
+/* `runs`, a list of tables, each a run (on the stack's top). */
+static int read_run_list(lua_State *L, exp_t *e, exp_run_t *dflt) {
+  if (!lua_istable(L, -1)) {
+    fail_field(e, "runs", "must be a list of tables");
+    return -1;
+  }
+  int nr = (int)luaL_len(L, -1);
+  for (int i = 1; i <= nr; i++) {
+    lua_geti(L, -1, i);
+    snprintf(dflt->algo, sizeof dflt->algo, "ring");
+    dflt->nranks = e->testbed == TESTBED_NETNS ? e->hosts * e->ppn : 2;
+    if (read_run(L, e, dflt, i) != 0) return -1;
     lua_pop(L, 1);
-  } else {
-    lua_pop(L, 1);
-    char colls[8][64], algos[16][64], ranks[32][64];
-    int nc, na, nk;
-    if (get_list(L, t, e, "collectives", "allreduce", colls, 8, &nc) || get_list(L, t, e, "algos", NULL, algos, 16, &na))
-      goto done;
-    if (e->testbed == TESTBED_NETNS) {
-      snprintf(ranks[0], 64, "%d", e->hosts * e->ppn);
-      nk = 1;
-    } else if (get_list(L, t, e, "ranks", "2", ranks, 32, &nk)) {
-      goto done;
-    }
-    for (int c = 0; c < nc; c++) {
-      if (check_coll(e, "collectives", colls[c])) goto done;
-      for (int k = 0; k < nk; k++)
-        for (int a = 0; a < na; a++) {
-          exp_run_t r = dflt;
-          snprintf(r.coll, sizeof r.coll, "%s", colls[c]);
-          snprintf(r.algo, sizeof r.algo, "%s", algos[a]);
-          r.nranks = atoi(ranks[k]);
-          if (r.nranks < 1) {
-            fail_field(e, "ranks", "entry '%s' is not a rank count", ranks[k]);
-            goto done;
-          }
-          if (add_run(e, &r)) goto done;
+  }
+  lua_pop(L, 1);
+  return 0;
+}
+
+/* No `runs`: every collective x ranks x algorithm of the lists. */
+static int read_run_matrix(lua_State *L, int t, exp_t *e, const exp_run_t *dflt) {
+  char colls[8][64], algos[16][64], ranks[32][64];
+  int nc, na, nk;
+  if (get_list(L, t, e, "collectives", "allreduce", colls, 8, &nc) || get_list(L, t, e, "algos", NULL, algos, 16, &na))
+    return -1;
+  if (e->testbed == TESTBED_NETNS) {
+    snprintf(ranks[0], 64, "%d", e->hosts * e->ppn);
+    nk = 1;
+  } else if (get_list(L, t, e, "ranks", "2", ranks, 32, &nk)) {
+    return -1;
+  }
+  for (int c = 0; c < nc; c++) {
+    if (check_coll(e, "collectives", colls[c])) return -1;
+    for (int k = 0; k < nk; k++)
+      for (int a = 0; a < na; a++) {
+        exp_run_t r = *dflt;
+        snprintf(r.coll, sizeof r.coll, "%.31s", colls[c]);
+        snprintf(r.algo, sizeof r.algo, "%.63s", algos[a]);
+        r.nranks = atoi(ranks[k]);
+        if (r.nranks < 1) {
+          fail_field(e, "ranks", "entry '%s' is not a rank count", ranks[k]);
+          return -1;
         }
-    }
+        if (add_run(e, &r)) return -1;
+      }
   }
-  if (!e->nruns) {
-    fail_field(e, "runs", "is empty");
-    goto done;
-  }
+  return 0;
+}
+
+/* Each run's topology settings completed for its testbed, checked against
+ * it, and its label made safe for a file name. */
+static int finish_runs(exp_t *e, const char *path) {
   for (int i = 0; i < e->nruns; i++) {
     exp_run_t *r = &e->runs[i];
     /* A local testbed's topology is told the rank count and this machine's
@@ -326,7 +323,7 @@ static int exp_load(exp_t *e, const char *path) {
     if (e->testbed == TESTBED_NETNS && r->nranks != e->hosts * e->ppn && r->measure) {
       fprintf(stderr, "chorus exp: %s: run %d has %d ranks, the testbed %d hosts x %d\n", path, i + 1, r->nranks,
               e->hosts, e->ppn);
-      goto done;
+      return -1;
     }
     if (!r->label[0])
       snprintf(r->label, sizeof r->label, "%s-%s-n%d%s%s", r->coll, r->algo, r->nranks, r->set[0] ? "-" : "",
@@ -336,7 +333,38 @@ static int exp_load(exp_t *e, const char *path) {
             *p == '_' || *p == '.'))
         *p = '_';
   }
-  rc = 0;
+  return 0;
+}
+
+static int exp_load(exp_t *e, const char *path) {
+  snprintf(e->path, sizeof e->path, "%s", path);
+  sbx_t *s = NULL;
+  sbx_opts_t o = {0};
+  if (sbx_create(&s, &o) != chorus_success) {
+    fprintf(stderr, "chorus exp: cannot create the Lua sandbox: %s\n", chorus_last_error());
+    return -1;
+  }
+  int rc = -1;
+  lua_State *L = sbx_state(s);
+  if (sbx_run_file(s, path) != chorus_success) {
+    fprintf(stderr, "chorus exp: %s\n", sbx_error(s));
+  } else if (!lua_istable(L, -1)) {
+    fprintf(stderr, "chorus exp: %s: the script must return a table (experiments/README.md)\n", path);
+  } else {
+    int t = lua_gettop(L);
+    exp_run_t dflt;
+    if (read_fields(L, t, e, path) || read_defaults(L, t, e, &dflt)) goto done;
+    lua_getfield(L, t, "runs");
+    int listed = !lua_isnil(L, -1);
+    if (!listed) lua_pop(L, 1);
+    if (listed ? read_run_list(L, e, &dflt) : read_run_matrix(L, t, e, &dflt)) goto done;
+    if (!e->nruns) {
+      fail_field(e, "runs", "is empty");
+      goto done;
+    }
+    if (finish_runs(e, path)) goto done;
+    rc = 0;
+  }
 done:
   sbx_destroy(s);
   return rc;
@@ -851,6 +879,61 @@ static const char *source_dir(void) {
   return *e ? e : CHORUS_SOURCE_ROOT;
 }
 
+/* The experiment's file: FILE itself when readable, else
+ * experiments/FILE(.lua). 0, or -1 after a message. */
+static int find_experiment(const char *file, const char *dir, char *path, size_t len) {
+  if (access(file, R_OK) == 0) snprintf(path, len, "%s", file);
+  else snprintf(path, len, "%s/%s%s", dir, file, strstr(file, ".lua") ? "" : ".lua");
+  if (access(path, R_OK) != 0) {
+    fprintf(stderr, "chorus exp: no experiment '%s' (not a readable file, nor in %s; chorus exp list)\n", file, dir);
+    return -1;
+  }
+  return 0;
+}
+
+/* `calibrate = 1`: chorus calibrate on the testbed writes
+ * OUTDIR/calibrated.lua, and topo becomes it. 0, or -1 after a message. */
+static int calibrate_testbed(const exp_t *e, const char *outdir, char *topo, size_t topolen) {
+  char cal[1400], log[1400], n[16];
+  snprintf(cal, sizeof cal, "%s/calibrated.lua", outdir);
+  snprintf(log, sizeof log, "%s/raw/calibrate.log", outdir);
+  snprintf(n, sizeof n, "%d", e->runs[0].nranks);
+  char *argv_local[] = {self_exe, (char *)"calibrate", (char *)"-n", n, (char *)"--topo", topo,
+                        (char *)"--out", cal, NULL};
+  char ppn[16];
+  snprintf(ppn, sizeof ppn, "%d", e->ppn);
+  char *argv_ns[] = {testbed_script, (char *)"launch", tb_name, ppn, (char *)"--", self_exe,
+                     (char *)"calibrate", (char *)"--topo", topo, (char *)"--out", cal, NULL};
+  printf("# calibrating (chorus calibrate, log %s)\n", log);
+  fflush(stdout);
+  int crc = run_child(e->testbed == TESTBED_NETNS ? argv_ns : argv_local, log, NULL);
+  if (crc != 0) {
+    fprintf(stderr, "chorus exp: calibration failed (exit %d); its log, %s:\n", crc, log);
+    tail_log(log, 10);
+    return -1;
+  }
+  snprintf(topo, topolen, "%s", cal);
+  printf("# predicting on the calibrated topology %s\n", cal);
+  return 0;
+}
+
+/* Every run in order until one fails or a signal comes: 0, 1 when a run
+ * failed, 130 when interrupted. */
+static int run_all(exp_t *e, exp_points_t *pts, const char *topo, const char *outdir) {
+  int failed = 0;
+  for (int i = 0; i < e->nruns && !interrupted && !failed; i++) {
+    printf("# run %d/%d: %s%s\n", i + 1, e->nruns, e->runs[i].label, e->runs[i].measure ? "" : " (predicted only)");
+    fflush(stdout);
+    failed = do_run(e, &e->runs[i], topo, outdir, &pts[i]) != 0;
+  }
+  /* A run that the signal cut short fails too: the signal is the story. */
+  if (interrupted) {
+    fprintf(stderr, "chorus exp: interrupted; taking the testbed down\n");
+    return 130;
+  }
+  return failed;
+}
+
 int cmd_exp(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     exp_usage(argc < 2 ? stderr : stdout);
@@ -876,12 +959,7 @@ int cmd_exp(int argc, char **argv) {
     }
   }
   char path[1200];
-  if (access(file, R_OK) == 0) snprintf(path, sizeof path, "%s", file);
-  else snprintf(path, sizeof path, "%s/%s%s", dir, file, strstr(file, ".lua") ? "" : ".lua");
-  if (access(path, R_OK) != 0) {
-    fprintf(stderr, "chorus exp: no experiment '%s' (not a readable file, nor in %s; chorus exp list)\n", file, dir);
-    return 2;
-  }
+  if (find_experiment(file, dir, path, sizeof path)) return 2;
   exp_t *e = calloc(1, sizeof *e);
   exp_points_t *pts = calloc(EXP_MAX_RUNS, sizeof *pts);
   if (!e || !pts) return fprintf(stderr, "chorus exp: out of memory\n"), 1;
@@ -916,43 +994,12 @@ int cmd_exp(int argc, char **argv) {
     if (testbed(e, "up", outdir) != 0) goto done;
     up = 1;
   }
-  if (e->calibrate && need_testbed) {
-    char cal[1400], log[1400], n[16];
-    snprintf(cal, sizeof cal, "%s/calibrated.lua", outdir);
-    snprintf(log, sizeof log, "%s/raw/calibrate.log", outdir);
-    snprintf(n, sizeof n, "%d", e->runs[0].nranks);
-    char *argv_local[] = {self_exe, (char *)"calibrate", (char *)"-n", n, (char *)"--topo", topo,
-                          (char *)"--out", cal, NULL};
-    char ppn[16];
-    snprintf(ppn, sizeof ppn, "%d", e->ppn);
-    char *argv_ns[] = {testbed_script, (char *)"launch", tb_name, ppn, (char *)"--", self_exe,
-                       (char *)"calibrate", (char *)"--topo", topo, (char *)"--out", cal, NULL};
-    printf("# calibrating (chorus calibrate, log %s)\n", log);
-    fflush(stdout);
-    int crc = run_child(e->testbed == TESTBED_NETNS ? argv_ns : argv_local, log, NULL);
-    if (crc != 0) {
-      fprintf(stderr, "chorus exp: calibration failed (exit %d); its log, %s:\n", crc, log);
-      tail_log(log, 10);
-      goto done;
-    }
-    snprintf(topo, sizeof topo, "%s", cal);
-    printf("# predicting on the calibrated topology %s\n", cal);
-  }
-  int failed = 0;
-  for (int i = 0; i < e->nruns && !interrupted; i++) {
-    printf("# run %d/%d: %s%s\n", i + 1, e->nruns, e->runs[i].label, e->runs[i].measure ? "" : " (predicted only)");
-    fflush(stdout);
-    if (do_run(e, &e->runs[i], topo, outdir, &pts[i]) != 0) {
-      failed = 1;
-      break;
-    }
-  }
-  if (interrupted) {
-    fprintf(stderr, "chorus exp: interrupted; taking the testbed down\n");
-    rc = 130;
+  if (e->calibrate && need_testbed && calibrate_testbed(e, outdir, topo, sizeof topo)) goto done;
+  int ran = run_all(e, pts, topo, outdir);
+  if (ran) {
+    if (ran == 130) rc = 130;
     goto done;
   }
-  if (failed) goto done;
   if (up) {
     up = 0;
     if (testbed(e, "down", outdir) != 0) goto done;

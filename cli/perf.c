@@ -17,12 +17,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "busbw.h"
 #include "chorus.h"
 #include "comm.h"
 #include "cuda_exec.h"
+#include "exec.h"
 #include "kernels.h"
 #include "launcher.h"
 #include "params.h"
+#include "ranks.h"
 #include "tune.h"
 
 typedef struct {
@@ -175,6 +178,8 @@ typedef struct {
   char used_algo[64]; /* what the timed calls of the last point ran (not the bookkeeping allreduces) */
   int used_nch;
   int failed;
+  double sum_busbw; /* rank 0: the points' bus bandwidth, for the average */
+  int npoints;
 } rank_t;
 
 static double now_us(void) {
@@ -186,16 +191,6 @@ static double now_us(void) {
 static void units(chorus_coll_t c, int n, int *in_u, int *out_u) {
   *in_u = (c == chorus_reducescatter || c == chorus_alltoall) ? n : 1;
   *out_u = (c == chorus_allgather || c == chorus_alltoall) ? n : 1;
-}
-
-static double bus_factor(chorus_coll_t c, int n) {
-  switch (c) {
-  case chorus_allreduce: return n > 1 ? 2.0 * (n - 1) / n : 0;
-  case chorus_allgather:
-  case chorus_reducescatter:
-  case chorus_alltoall: return n > 1 ? (double)(n - 1) / n : 0;
-  default: return 1;
-  }
 }
 
 /* Fill this rank's input (for in place, inside the output where the API
@@ -315,8 +310,7 @@ static chorus_result_t run_point(rank_t *R, size_t count, int inplace, double *t
   }
   if (R->stream) TRY(chorus_stream_synchronize(R->stream)); /* CUDA: the calls were only enqueued */
   double t = (now_us() - t0) / (o->iters > 0 ? o->iters : 1);
-  snprintf(R->used_algo, sizeof R->used_algo, "%s", comm_last_algo(R->comm));
-  R->used_nch = R->comm->last_nchannels;
+  snprintf(R->used_algo, sizeof R->used_algo, "%s", exec_last(R->comm, &R->used_nch));
   /* The slowest rank's time, and every rank's wrong elements. */
   double tmax;
   TRY(chorus_run_allreduce(&t, &tmax, 1, chorus_float64, chorus_max, R->ctl, NULL));
@@ -335,16 +329,13 @@ static void rank_free(rank_t *R) {
   free(R->recv);
 }
 
-static int run_rank(rank_t *R) {
+/* This rank's buffers (and on a GPU its stream and device buffers), sized
+ * for the largest point. 0, or 1 after a message. */
+static int rank_setup(rank_t *R, int per_rank_total) {
   const perf_opts_t *o = R->o;
-  chorus_comm_count(R->comm, &R->nranks);
-  chorus_comm_user_rank(R->comm, &R->rank);
-  chorus_comm_nhosts(R->comm, &R->nhosts);
-  comm_force(R->comm, o->algo, o->nchannels);
   size_t es = chorus_dtype_size(o->dt);
   int in_u, out_u, n = R->nranks;
   units(o->coll, n, &in_u, &out_u);
-  int per_rank_total = o->coll == chorus_allgather || o->coll == chorus_reducescatter || o->coll == chorus_alltoall;
   size_t maxcount = o->maxb / es / (per_rank_total ? (size_t)n : 1);
   R->sendcap = (maxcount * (size_t)in_u + 64) * es;
   R->recvcap = (maxcount * (size_t)out_u + 64) * es;
@@ -365,71 +356,97 @@ static int run_rank(rank_t *R) {
       return 1;
     }
   }
-  int root_print = R->rank == 0;
-  int rooted = o->coll == chorus_broadcast || o->coll == chorus_reduce;
-  if (root_print) {
-    char where[48];
-    if (o->device >= 0) snprintf(where, sizeof where, "CUDA device %d, protocol simple", o->device);
-    printf("# chorus perf %s: %d ranks on %d hosts, dtype %s, op %s, algo %s, channels %s, warmup %d, iters %d, "
-           "kernels %s\n",
-           chorus_coll_name(o->coll), n, R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op),
-           o->algo[0] ? o->algo : "auto", o->nchannels ? "fixed" : "auto", o->warmup, o->iters,
-           o->device >= 0 ? where : kern_isa());
-    printf("#%76s%32s\n", "out-of-place", "in-place");
-    printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s  %s\n", "size", "count", "type", "redop", "root",
-           "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "algo/channels");
-    printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "(B)", "(elements)", "", "", "", "(us)",
-           "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
-    fflush(stdout);
+  return 0;
+}
+
+/* Rank 0: the table's header, in nccl-tests' layout. */
+static void print_header(const rank_t *R) {
+  const perf_opts_t *o = R->o;
+  int n = R->nranks;
+  char where[48];
+  if (o->device >= 0) snprintf(where, sizeof where, "CUDA device %d, protocol simple", o->device);
+  printf("# chorus perf %s: %d ranks on %d hosts, dtype %s, op %s, algo %s, channels %s, warmup %d, iters %d, "
+         "kernels %s\n",
+         chorus_coll_name(o->coll), n, R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op),
+         o->algo[0] ? o->algo : "auto", o->nchannels ? "fixed" : "auto", o->warmup, o->iters,
+         o->device >= 0 ? where : kern_isa());
+  printf("#%76s%32s\n", "out-of-place", "in-place");
+  printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s  %s\n", "size", "count", "type", "redop", "root",
+         "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "algo/channels");
+  printf("#%11s %13s %9s %7s %6s %8s %7s %7s %6s %8s %7s %7s %6s\n", "(B)", "(elements)", "", "", "", "(us)",
+         "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  fflush(stdout);
+}
+
+/* One size, out of place and in place as asked: timed, checked, and on
+ * rank 0 printed and written. *status becomes 1 when an element was
+ * wrong. 0, or -1 when a call failed. */
+static int measure_size(rank_t *R, size_t count, size_t bytes, int *status) {
+  const perf_opts_t *o = R->o;
+  int n = R->nranks, rooted = o->coll == chorus_broadcast || o->coll == chorus_reduce;
+  double t[2] = {0, 0};
+  long wrong[2] = {0, 0};
+  int done[2] = {0, 0};
+  for (int ip = 0; ip < 2; ip++) {
+    if ((ip == 0 && o->inplace_mode == 2) || (ip == 1 && o->inplace_mode == 1)) continue;
+    chorus_result_t res = run_point(R, count, ip, &t[ip], &wrong[ip]);
+    if (res != chorus_success) {
+      fprintf(stderr, "chorus perf: rank %d: %s of %zu bytes failed: %s: %s\n", R->rank,
+              chorus_coll_name(o->coll), bytes, chorus_result_string(res), chorus_last_error());
+      return -1;
+    }
+    done[ip] = 1;
+    if (wrong[ip]) *status = 1;
   }
-  double sum_busbw = 0;
-  int npoints = 0, status = 0;
-  size_t prev = 0;
+  if (R->rank == 0) {
+    printf("%12zu %13zu %9s %7s %6d", bytes, count, chorus_dtype_name(o->dt),
+           o->coll == chorus_allreduce || o->coll == chorus_reduce || o->coll == chorus_reducescatter
+               ? chorus_redop_name(o->op)
+               : "none",
+           rooted ? o->root : -1);
+    for (int ip = 0; ip < 2; ip++) {
+      if (!done[ip]) {
+        printf(" %8s %7s %7s %6s", "-", "-", "-", "-");
+        continue;
+      }
+      double algbw = t[ip] > 0 ? (double)bytes / t[ip] / 1e3 : 0;
+      double busbw = algbw * sim_bus_factor(o->coll, n);
+      printf(" %8.2f %7.2f %7.2f %6ld", t[ip], algbw, busbw, wrong[ip]);
+      R->sum_busbw += busbw;
+      R->npoints++;
+      if (R->csv)
+        fprintf(R->csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,%ld\n", chorus_coll_name(o->coll),
+                R->used_algo[0] ? R->used_algo : "none", tune_proto(), n,
+                R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op), rooted ? o->root : -1, ip, bytes,
+                count, t[ip], algbw, busbw, wrong[ip]);
+    }
+    /* What ran (the tuner's choice unless -a/-c fixed it), as the table's last column. */
+    printf("  %s/%d\n", R->used_algo[0] ? R->used_algo : "-", R->used_nch);
+    fflush(stdout);
+    if (R->csv) fflush(R->csv);
+  }
+  return 0;
+}
+
+static int run_rank(rank_t *R) {
+  const perf_opts_t *o = R->o;
+  chorus_comm_count(R->comm, &R->nranks);
+  chorus_comm_user_rank(R->comm, &R->rank);
+  chorus_comm_nhosts(R->comm, &R->nhosts);
+  exec_force(R->comm, o->algo, o->nchannels);
+  int n = R->nranks;
+  int per_rank_total = o->coll == chorus_allgather || o->coll == chorus_reducescatter || o->coll == chorus_alltoall;
+  if (rank_setup(R, per_rank_total)) return 1;
+  if (R->rank == 0) print_header(R);
+  size_t es = chorus_dtype_size(o->dt), prev = 0;
+  int status = 0;
   for (size_t size = o->minb; size <= o->maxb;) {
     size_t count = size / es / (per_rank_total ? (size_t)n : 1);
     size_t bytes = count * es * (per_rank_total ? (size_t)n : 1);
     if (bytes != prev || size == o->minb) {
-      double t[2] = {0, 0};
-      long wrong[2] = {0, 0};
-      int done[2] = {0, 0};
-      for (int ip = 0; ip < 2; ip++) {
-        if ((ip == 0 && o->inplace_mode == 2) || (ip == 1 && o->inplace_mode == 1)) continue;
-        chorus_result_t res = run_point(R, count, ip, &t[ip], &wrong[ip]);
-        if (res != chorus_success) {
-          fprintf(stderr, "chorus perf: rank %d: %s of %zu bytes failed: %s: %s\n", R->rank,
-                  chorus_coll_name(o->coll), bytes, chorus_result_string(res), chorus_last_error());
-          rank_free(R);
-          return 1;
-        }
-        done[ip] = 1;
-        if (wrong[ip]) status = 1;
-      }
-      if (root_print) {
-        printf("%12zu %13zu %9s %7s %6d", bytes, count, chorus_dtype_name(o->dt),
-               o->coll == chorus_allreduce || o->coll == chorus_reduce || o->coll == chorus_reducescatter
-                   ? chorus_redop_name(o->op)
-                   : "none",
-               rooted ? o->root : -1);
-        for (int ip = 0; ip < 2; ip++) {
-          if (!done[ip]) {
-            printf(" %8s %7s %7s %6s", "-", "-", "-", "-");
-            continue;
-          }
-          double algbw = t[ip] > 0 ? (double)bytes / t[ip] / 1e3 : 0;
-          double busbw = algbw * bus_factor(o->coll, n);
-          printf(" %8.2f %7.2f %7.2f %6ld", t[ip], algbw, busbw, wrong[ip]);
-          sum_busbw += busbw;
-          npoints++;
-          if (R->csv)
-            fprintf(R->csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,%ld\n", chorus_coll_name(o->coll),
-                    R->used_algo[0] ? R->used_algo : "none", tune_proto(), n,
-                    R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op), rooted ? o->root : -1, ip, bytes,
-                    count, t[ip], algbw, busbw, wrong[ip]);
-        }
-        /* What ran (the tuner's choice unless -a/-c fixed it), as the table's last column. */
-        printf("  %s/%d\n", R->used_algo[0] ? R->used_algo : "-", R->used_nch);
-        fflush(stdout);
-        if (R->csv) fflush(R->csv);
+      if (measure_size(R, count, bytes, &status)) {
+        rank_free(R);
+        return 1;
       }
       prev = bytes;
     }
@@ -437,9 +454,9 @@ static int run_rank(rank_t *R) {
     if (next <= size) break;
     size = next;
   }
-  if (root_print) {
+  if (R->rank == 0) {
     printf("# Out of bounds values : %s\n", status ? "some wrong (see #wrong)" : "0 OK");
-    printf("# Avg bus bandwidth    : %.4f\n#\n", npoints ? sum_busbw / npoints : 0);
+    printf("# Avg bus bandwidth    : %.4f\n#\n", R->npoints ? R->sum_busbw / R->npoints : 0);
   }
   rank_free(R);
   return status;
@@ -493,9 +510,10 @@ static FILE *open_csv(const perf_opts_t *o) {
   return f;
 }
 
-int cmd_perf(int argc, char **argv) {
-  perf_opts_t o = {.nranks = 0, .minb = 8, .maxb = 64u << 20, .factor = 2, .dt = chorus_float32, .op = chorus_sum,
-                   .warmup = 5, .iters = 20, .check = 1, .device = -1};
+/* The options after the collective into o; returns -1 when they are fine,
+ * else the exit status (2 for bad input, 0 after --help). */
+static int parse_args(int argc, char **argv, perf_opts_t *op) {
+  perf_opts_t o = *op;
   static const struct option longs[] = {{"csv", required_argument, NULL, 'C'},
                                         {"threads", no_argument, NULL, 'T'},
                                         {"device", required_argument, NULL, 'g'},
@@ -503,15 +521,6 @@ int cmd_perf(int argc, char **argv) {
                                         {"inplace", required_argument, NULL, 'P'},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
-  if (argc < 2 || argv[1][0] == '-') {
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout);
-    fprintf(stderr, "chorus perf: give the collective first (allreduce, broadcast, ...)\n");
-    return usage(stderr);
-  }
-  if (chorus_coll_parse(argv[1], &o.coll) != chorus_success) {
-    fprintf(stderr, "chorus perf: unknown collective '%s'\n", argv[1]);
-    return 2;
-  }
   optind = 2;
   int c;
   while ((c = getopt_long(argc, argv, "n:b:e:f:d:o:r:a:c:w:i:g:h", longs, NULL)) != -1) {
@@ -558,149 +567,110 @@ int cmd_perf(int argc, char **argv) {
   if (o.nchannels < 0 || o.nchannels > PLAN_MAX_CHANNELS)
     return fprintf(stderr, "chorus perf: -c must be 1..%d\n", PLAN_MAX_CHANNELS), 2;
 
+  *op = o;
+  return -1;
+}
+
+/* One rank of a job a launcher started (mpirun, srun, torchrun). */
+static int run_from_env(perf_opts_t *o) {
+  rank_t R = {.o = o};
+  chorus_result_t res = chorus_comm_init_env(&R.comm);
+  if (res != chorus_success) {
+    fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res), chorus_last_error());
+    return 1;
+  }
+  int rank;
+  chorus_comm_user_rank(R.comm, &rank);
+  if (rank == 0) R.csv = open_csv(o);
+  int st = run_rank(&R);
+  if (R.csv) fclose(R.csv);
+  chorus_comm_destroy(R.comm);
+  return st;
+}
+
+/* --threads (and -g): the ranks as threads of this process. */
+static int run_threads(perf_opts_t *o) {
+  chorus_comm_t **comms = calloc((size_t)o->nranks, sizeof *comms);
+  thread_rank_t *t = calloc((size_t)o->nranks, sizeof *t);
+  pthread_t *th = calloc((size_t)o->nranks, sizeof *th);
+  if (!comms || !t || !th) return fprintf(stderr, "chorus perf: out of memory\n"), 1;
+  chorus_comm_t **ctls = NULL;
+  chorus_result_t res;
+  if (o->device >= 0) {
+    /* The CUDA ranks, and host twins for the bookkeeping (times, counts). */
+    int *devs = calloc((size_t)o->nranks, sizeof *devs);
+    ctls = calloc((size_t)o->nranks, sizeof *ctls);
+    res = chorus_out_of_memory;
+    if (devs && ctls) {
+      for (int r = 0; r < o->nranks; r++) devs[r] = o->device;
+      res = chorus_comm_init_all_cuda(comms, o->nranks, devs);
+      if (res == chorus_success) res = chorus_comm_init_all(ctls, o->nranks);
+    }
+    free(devs);
+  } else {
+    res = chorus_comm_init_all(comms, o->nranks);
+  }
+  if (res != chorus_success) {
+    fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res),
+            res == chorus_out_of_memory && !chorus_last_error()[0] ? "out of memory" : chorus_last_error());
+    for (int r = 0; r < o->nranks; r++) /* whichever set was made before the other failed */
+      if (comms[r]) chorus_comm_destroy(comms[r]);
+    free(comms);
+    free(ctls);
+    free(t);
+    free(th);
+    return 1;
+  }
+  FILE *csv = open_csv(o);
+  for (int r = 0; r < o->nranks; r++) {
+    t[r].R = (rank_t){.o = o, .comm = comms[r], .ctl = ctls ? ctls[r] : NULL, .csv = r == 0 ? csv : NULL};
+    pthread_create(&th[r], NULL, thread_main, &t[r]);
+  }
+  int st = 0;
+  for (int r = 0; r < o->nranks; r++) {
+    pthread_join(th[r], NULL);
+    st |= t[r].status;
+  }
+  for (int r = 0; r < o->nranks; r++) chorus_comm_destroy(comms[r]);
+  for (int r = 0; ctls && r < o->nranks; r++) chorus_comm_destroy(ctls[r]);
+  free(ctls);
+  if (csv) fclose(csv);
+  free(comms);
+  free(t);
+  free(th);
+  return st;
+}
+
+/* A forked rank (-n N): its communicator is ranks_fork's. */
+static int forked_rank(chorus_comm_t *comm, int rank, void *arg) {
+  perf_opts_t *o = arg;
+  rank_t R = {.o = o, .comm = comm};
+  if (rank == 0) R.csv = open_csv(o);
+  int st = run_rank(&R);
+  if (R.csv) fclose(R.csv);
+  return st;
+}
+
+int cmd_perf(int argc, char **argv) {
+  perf_opts_t o = {.nranks = 0, .minb = 8, .maxb = 64u << 20, .factor = 2, .dt = chorus_float32, .op = chorus_sum,
+                   .warmup = 5, .iters = 20, .check = 1, .device = -1};
+  if (argc < 2 || argv[1][0] == '-') {
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout);
+    fprintf(stderr, "chorus perf: give the collective first (allreduce, broadcast, ...)\n");
+    return usage(stderr);
+  }
+  if (chorus_coll_parse(argv[1], &o.coll) != chorus_success) {
+    fprintf(stderr, "chorus perf: unknown collective '%s'\n", argv[1]);
+    return 2;
+  }
+  int st = parse_args(argc, argv, &o);
+  if (st >= 0) return st;
   launcher_env_t launcher;
   int from_env = !o.nranks && launcher_env(&launcher);
   if (!o.nranks) o.nranks = 1;
   if (o.root < 0 || (!from_env && o.root >= o.nranks))
     return fprintf(stderr, "chorus perf: -r %d is not a rank of %d\n", o.root, o.nranks), 2;
-
-  if (from_env) {
-    rank_t R = {.o = &o};
-    chorus_result_t res = chorus_comm_init_env(&R.comm);
-    if (res != chorus_success) {
-      fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res), chorus_last_error());
-      return 1;
-    }
-    int rank;
-    chorus_comm_user_rank(R.comm, &rank);
-    if (rank == 0) R.csv = open_csv(&o);
-    int st = run_rank(&R);
-    if (R.csv) fclose(R.csv);
-    chorus_comm_destroy(R.comm);
-    return st;
-  }
-  if (o.threads) {
-    chorus_comm_t **comms = calloc((size_t)o.nranks, sizeof *comms);
-    thread_rank_t *t = calloc((size_t)o.nranks, sizeof *t);
-    pthread_t *th = calloc((size_t)o.nranks, sizeof *th);
-    if (!comms || !t || !th) return fprintf(stderr, "chorus perf: out of memory\n"), 1;
-    chorus_comm_t **ctls = NULL;
-    chorus_result_t res;
-    if (o.device >= 0) {
-      /* The CUDA ranks, and host twins for the bookkeeping (times, counts). */
-      int *devs = calloc((size_t)o.nranks, sizeof *devs);
-      ctls = calloc((size_t)o.nranks, sizeof *ctls);
-      res = chorus_out_of_memory;
-      if (devs && ctls) {
-        for (int r = 0; r < o.nranks; r++) devs[r] = o.device;
-        res = chorus_comm_init_all_cuda(comms, o.nranks, devs);
-        if (res == chorus_success) res = chorus_comm_init_all(ctls, o.nranks);
-      }
-      free(devs);
-    } else {
-      res = chorus_comm_init_all(comms, o.nranks);
-    }
-    if (res != chorus_success) {
-      fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res),
-              res == chorus_out_of_memory && !chorus_last_error()[0] ? "out of memory" : chorus_last_error());
-      for (int r = 0; r < o.nranks; r++) /* whichever set was made before the other failed */
-        if (comms[r]) chorus_comm_destroy(comms[r]);
-      free(comms);
-      free(ctls);
-      free(t);
-      free(th);
-      return 1;
-    }
-    FILE *csv = open_csv(&o);
-    for (int r = 0; r < o.nranks; r++) {
-      t[r].R = (rank_t){.o = &o, .comm = comms[r], .ctl = ctls ? ctls[r] : NULL, .csv = r == 0 ? csv : NULL};
-      pthread_create(&th[r], NULL, thread_main, &t[r]);
-    }
-    int st = 0;
-    for (int r = 0; r < o.nranks; r++) {
-      pthread_join(th[r], NULL);
-      st |= t[r].status;
-    }
-    for (int r = 0; r < o.nranks; r++) chorus_comm_destroy(comms[r]);
-    for (int r = 0; ctls && r < o.nranks; r++) chorus_comm_destroy(ctls[r]);
-    free(ctls);
-    if (csv) fclose(csv);
-    free(comms);
-    free(t);
-    free(th);
-    return st;
-  }
-  /* Fork before any thread exists: the bootstrap root is a thread, and a
-   * child forked while it held an allocator lock would hang (it did, under
-   * ASan). Rank 0 makes the unique id and hands it to the others through a
-   * pipe; if rank 0 dies first, the others read end-of-file and stop. */
-  int idpipe[2];
-  if (pipe(idpipe) != 0) {
-    fprintf(stderr, "chorus perf: pipe: %s\n", strerror(errno));
-    return 1;
-  }
-  fflush(stdout);
-  pid_t *pids = calloc((size_t)o.nranks, sizeof *pids);
-  if (!pids) return 1;
-  for (int r = 0; r < o.nranks; r++) {
-    pids[r] = fork();
-    if (pids[r] < 0) {
-      fprintf(stderr, "chorus perf: fork: %s\n", strerror(errno));
-      for (int q = 0; q < r; q++) kill(pids[q], SIGTERM);
-      return 1;
-    }
-    if (pids[r] == 0) {
-      chorus_unique_id_t id;
-      chorus_result_t res;
-      if (r == 0) {
-        close(idpipe[0]);
-        res = chorus_get_unique_id(&id);
-        if (res != chorus_success) {
-          fprintf(stderr, "chorus perf: %s: %s\n", chorus_result_string(res), chorus_last_error());
-          _exit(1);
-        }
-        for (int q = 1; q < o.nranks; q++)
-          if (write(idpipe[1], &id, sizeof id) != (ssize_t)sizeof id) _exit(1);
-        close(idpipe[1]);
-      } else {
-        close(idpipe[1]);
-        /* Writes of one id are atomic (below PIPE_BUF): each rank reads one. */
-        if (read(idpipe[0], &id, sizeof id) != (ssize_t)sizeof id) {
-          fprintf(stderr, "chorus perf: rank %d: rank 0 exited before handing out the unique id\n", r);
-          _exit(1);
-        }
-        close(idpipe[0]);
-      }
-      rank_t R = {.o = &o};
-      res = chorus_comm_init_rank(&R.comm, o.nranks, id, r);
-      if (res != chorus_success) {
-        fprintf(stderr, "chorus perf: rank %d: %s: %s\n", r, chorus_result_string(res), chorus_last_error());
-        _exit(1);
-      }
-      if (r == 0) R.csv = open_csv(&o);
-      int st = run_rank(&R);
-      if (R.csv) fclose(R.csv);
-      chorus_comm_destroy(R.comm);
-      fflush(stdout);
-      _exit(st);
-    }
-  }
-  close(idpipe[0]);
-  close(idpipe[1]);
-  int st = 0;
-  for (int r = 0; r < o.nranks; r++) {
-    int ws;
-    if (waitpid(pids[r], &ws, 0) < 0) {
-      st = 1;
-      continue;
-    }
-    if (WIFSIGNALED(ws)) {
-      fprintf(stderr, "chorus perf: rank %d was killed by signal %d\n", r, WTERMSIG(ws));
-      st = 1;
-    } else if (WEXITSTATUS(ws)) {
-      st = st ? st : WEXITSTATUS(ws);
-    }
-  }
-  free(pids);
-  return st;
+  if (from_env) return run_from_env(&o);
+  if (o.threads) return run_threads(&o);
+  return ranks_fork("chorus perf", o.nranks, forked_rank, &o);
 }

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "comm.h"
-#include "exec.h"
 #include "cuda_exec.h"
 #include "hang.h"
 #include "mismatch.h"
@@ -161,13 +160,6 @@ chorus_result_t comm_peer_failed(chorus_comm_t *c, const tr_conn_t *cn, const ch
   chorus_set_last_error(c->errmsg);
   return c->error;
 }
-
-void comm_force(chorus_comm_t *c, const char *algo, int nchannels) {
-  snprintf(c->force_algo, sizeof c->force_algo, "%s", algo ? algo : "");
-  c->force_nchannels = nchannels;
-}
-
-const char *comm_last_algo(const chorus_comm_t *c) { return c->last_algo; }
 
 static chorus_result_t comm_create(chorus_comm_t **out, int nranks, const boot_id_t *id, int rank) {
   chorus_result_t res = chorus_success;
@@ -505,16 +497,13 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
 static chorus_result_t comm_release(chorus_comm_t *c) {
   hang_unregister(c);
   cuda_comm_release(c);
-  exec_workers_stop(c);
-  tune_destroy(c->tune);
+  exec_state_fini(&c->x);
   for (size_t i = 0; c->conns && i < (size_t)c->nranks * COMM_CONN_SLOTS * 2; i++) {
     tr_conn_t *cn = c->conns[i];
     if (!cn) continue;
     if (cn->tr) cn->tr->free(cn);
     free(cn);
   }
-  for (int i = 0; i < PLAN_MAX_CHANNELS; i++) free(c->scratch[i]);
-  free(c->stage);
   free(c->conns);
   free(c->host_of);
   free(c->p2p_sent);

@@ -10,6 +10,7 @@
 
 #include "bootstrap.h"
 #include "cache.h"
+#include "exec_state.h"
 #include "chorus.h"
 #include "params.h"
 #include "plan.h"
@@ -35,27 +36,6 @@ typedef struct {
   chorus_comm_t *comm;
   void *cuda_stream; /* cudaStream_t of a CUDA chorus stream (NULL: none) */
 } comm_call_t;
-
-/* The job the channel workers of one collective share. */
-typedef struct exec_job exec_job_t;
-
-typedef struct {
-  pthread_t thread;
-  int started;
-  struct chorus_comm *comm;
-  int channel;
-  uint32_t seen; /* work_gen when the worker was made */
-} comm_worker_t;
-
-/* A plan used before, found without touching the plan cache's strings. */
-typedef struct {
-  const plan_t *plan;
-  chorus_coll_t coll;
-  int root, nchannels;
-  char algo[64];
-} comm_memo_t;
-
-#define COMM_MEMO 32
 
 /* Where one channel of the running call is, for hang reports (hang.c):
  * written by the executor once per op (never per step), read racily by a
@@ -93,33 +73,13 @@ struct chorus_comm {
   uint32_t seq;              /* collective calls so far: part of every step's tag */
   uint32_t *p2p_sent, *p2p_recvd; /* [nranks] point-to-point messages so far */
   plan_cache_t *cache;
-  comm_memo_t memo[COMM_MEMO];
-  int nmemo;
-  /* Channel workers 1 .. nworkers; channel 0 runs on the calling thread. */
-  comm_worker_t workers[PLAN_MAX_CHANNELS];
-  int nworkers;
-  uint32_t work_gen;  /* bumped to start the workers on `job` */
-  uint32_t work_left; /* channels still running */
-  exec_job_t *job;
-  int quit;
-  /* Scratch per channel and a staging copy of the input, grown on demand. */
-  void *scratch[PLAN_MAX_CHANNELS];
-  size_t scratch_size[PLAN_MAX_CHANNELS];
-  void *stage;
-  size_t stage_size;
-  /* Set by the benchmark: algorithm and channels for every collective. */
-  char force_algo[64];
-  int force_nchannels;
-  char last_algo[64];
-  int last_nchannels;
+  exec_state_t x;            /* the executor's own (exec_state.h): only exec.c reads it */
   comm_desc_t hist[COMM_HIST]; /* the last calls, hist[seq % COMM_HIST] */
   /* What the running call is, and each channel's op: for hang reports. */
   volatile int call_active, call_kind, call_coll, connecting;
   volatile size_t call_count;
   comm_where_t where[PLAN_MAX_CHANNELS];
   int hang_slot; /* index in hang.c's registry, -1 when not registered */
-  struct tune *tune; /* the model tuner, made at the first tuned call (NULL: rules) */
-  int tune_made;
   struct cuda_rank *cuda; /* the GPU executor's state (cuda_exec.c); NULL for a CPU communicator */
   /* Streams that hold queued work for this communicator. */
   int inflight;
@@ -156,10 +116,5 @@ chorus_result_t comm_connect(chorus_comm_t *c, const comm_link_t *links, int nli
 static inline tr_conn_t *comm_conn(chorus_comm_t *c, int peer, int channel, int is_send) {
   return c->conns[((size_t)peer * COMM_CONN_SLOTS + channel) * 2 + is_send];
 }
-
-/* Benchmark hook: force the algorithm ("" for the tuner) and channels (0). */
-void comm_force(chorus_comm_t *c, const char *algo, int nchannels);
-/* The algorithm and channel count the last collective used (for reports). */
-const char *comm_last_algo(const chorus_comm_t *c);
 
 #endif

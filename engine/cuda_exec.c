@@ -46,7 +46,7 @@ struct cuda_rank {
   uint32_t *claim;    /* device: which block of this rank's kernel reports (kcu_args_t.claim) */
   void *setup_stream; /* zeroing at attach, before any kernel: never a kernel */
   void *call_stream;  /* calls made with a NULL chorus stream */
-  prep_t prep[COMM_MEMO];
+  prep_t prep[EXEC_MEMO];
   int nprep;
   int reported;
 };
@@ -222,8 +222,8 @@ static chorus_result_t prepare(chorus_comm_t *c, const plan_t *p, cudaStream_t s
   struct cuda_rank *cr = c->cuda;
   for (int i = 0; i < cr->nprep; i++)
     if (cr->prep[i].plan == p) return *out = &cr->prep[i], chorus_success;
-  if (cr->nprep == COMM_MEMO)
-    return comm_fail(c, chorus_invalid_usage, "rank %d: more than %d plans on one CUDA communicator", c->rank, COMM_MEMO);
+  if (cr->nprep == EXEC_MEMO)
+    return comm_fail(c, chorus_invalid_usage, "rank %d: more than %d plans on one CUDA communicator", c->rank, EXEC_MEMO);
   kcu_prog_t *k;
   size_t bytes;
   chorus_result_t res = cuda_args_marshal(p, c->rank, &k, &bytes);

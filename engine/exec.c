@@ -49,6 +49,7 @@ static void pfutex_wait(uint32_t *w, uint32_t v) {
   struct timespec ts = {0, 50 * 1000 * 1000};
   syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
 }
+
 static void pfutex_wake(uint32_t *w) { syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0); }
 
 /* --- one channel --- */
@@ -248,7 +249,7 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
   exec_chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->geom.step_bytes, .where = &c->where[ch]};
   x.g = geom_chan(&j->g, ch);
   if (!x.g.part_len) return chorus_success;
-  x.scratch = c->scratch[ch];
+  x.scratch = c->x.scratch[ch];
   x.slen = p->scratch_chunks ? (size_t *)(x.scratch + (size_t)p->scratch_chunks * c->geom.chunk_bytes) : NULL;
   const plan_prog_t *prog = plan_prog(p, c->rank, ch);
   const plan_op_t *ops = plan_prog_ops(p, c->rank, ch);
@@ -296,7 +297,7 @@ int exec_moves(const plan_t *p, size_t count, chorus_dtype_t dt, size_t buffsize
 /* --- channel workers --- */
 
 static void *worker_main(void *arg) {
-  comm_worker_t *w = arg;
+  exec_worker_t *w = arg;
   chorus_comm_t *c = w->comm;
   uint32_t seen = w->seen; /* read by the creator: a job posted before this thread runs is not missed */
   log_set_rank(c->rank);
@@ -304,39 +305,54 @@ static void *worker_main(void *arg) {
   for (;;) {
     uint32_t g;
     long i = 0;
-    while ((g = __atomic_load_n(&c->work_gen, __ATOMIC_ACQUIRE)) == seen &&
-           !__atomic_load_n(&c->quit, __ATOMIC_ACQUIRE)) {
+    while ((g = __atomic_load_n(&c->x.work_gen, __ATOMIC_ACQUIRE)) == seen &&
+           !__atomic_load_n(&c->x.quit, __ATOMIC_ACQUIRE)) {
       if (++i < spin) __builtin_ia32_pause();
-      else pfutex_wait(&c->work_gen, seen);
+      else pfutex_wait(&c->x.work_gen, seen);
     }
-    if (__atomic_load_n(&c->quit, __ATOMIC_ACQUIRE)) return NULL;
+    if (__atomic_load_n(&c->x.quit, __ATOMIC_ACQUIRE)) return NULL;
     seen = g;
-    exec_job_t *j = c->job;
+    exec_job_t *j = c->x.job;
     if (w->channel < j->plan->nchannels) j->res[w->channel] = run_channel(j, w->channel);
-    if (__atomic_sub_fetch(&c->work_left, 1, __ATOMIC_ACQ_REL) == 0) pfutex_wake(&c->work_left);
+    if (__atomic_sub_fetch(&c->x.work_left, 1, __ATOMIC_ACQ_REL) == 0) pfutex_wake(&c->x.work_left);
   }
 }
 
 static chorus_result_t workers_ensure(chorus_comm_t *c, int n) {
-  while (c->nworkers < n - 1) {
-    comm_worker_t *w = &c->workers[c->nworkers + 1];
-    w->comm = c, w->channel = c->nworkers + 1;
-    w->seen = __atomic_load_n(&c->work_gen, __ATOMIC_ACQUIRE);
+  while (c->x.nworkers < n - 1) {
+    exec_worker_t *w = &c->x.workers[c->x.nworkers + 1];
+    w->comm = c, w->channel = c->x.nworkers + 1;
+    w->seen = __atomic_load_n(&c->x.work_gen, __ATOMIC_ACQUIRE);
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
       return comm_fail(c, chorus_system_error, "rank %d: cannot start a channel thread", c->rank);
     w->started = 1;
-    c->nworkers++;
+    c->x.nworkers++;
   }
   return chorus_success;
 }
 
-void exec_workers_stop(chorus_comm_t *c) {
-  __atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE); /* read by spinning workers */
-  __atomic_add_fetch(&c->work_gen, 1, __ATOMIC_RELEASE);
-  pfutex_wake(&c->work_gen);
-  for (int i = 1; i <= c->nworkers; i++)
-    if (c->workers[i].started) pthread_join(c->workers[i].thread, NULL);
-  c->nworkers = 0;
+void exec_state_fini(exec_state_t *x) {
+  __atomic_store_n(&x->quit, 1, __ATOMIC_RELEASE); /* read by spinning workers */
+  __atomic_add_fetch(&x->work_gen, 1, __ATOMIC_RELEASE);
+  pfutex_wake(&x->work_gen);
+  for (int i = 1; i <= x->nworkers; i++)
+    if (x->workers[i].started) pthread_join(x->workers[i].thread, NULL);
+  x->nworkers = 0;
+  tune_destroy(x->tune);
+  x->tune = NULL;
+  for (int i = 0; i < PLAN_MAX_CHANNELS; i++) free(x->scratch[i]), x->scratch[i] = NULL;
+  free(x->stage);
+  x->stage = NULL;
+}
+
+void exec_force(chorus_comm_t *c, const char *algo, int nchannels) {
+  str_copy(c->x.force_algo, sizeof c->x.force_algo, algo ? algo : "");
+  c->x.force_nchannels = nchannels;
+}
+
+const char *exec_last(const chorus_comm_t *c, int *nchannels) {
+  if (nchannels) *nchannels = c->x.last_nchannels;
+  return c->x.last_algo;
 }
 
 /* --- collectives --- */
@@ -354,8 +370,8 @@ static chorus_result_t grow(chorus_comm_t *c, void **buf, size_t *size, size_t w
 
 static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, const char *algo, int nch,
                                 const plan_t **out) {
-  for (int i = 0; i < c->nmemo; i++) {
-    comm_memo_t *m = &c->memo[i];
+  for (int i = 0; i < c->x.nmemo; i++) {
+    exec_memo_t *m = &c->x.memo[i];
     if (m->coll == coll && m->root == root && m->nchannels == nch && !strcmp(m->algo, algo)) {
       *out = m->plan;
       return chorus_success;
@@ -391,13 +407,13 @@ static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, 
   if (p->scratch_chunks) {
     for (int ch = 0; ch < p->nchannels; ch++) {
       size_t want = (size_t)p->scratch_chunks * (c->geom.chunk_bytes + sizeof(size_t));
-      TRY(grow(c, &c->scratch[ch], &c->scratch_size[ch], want));
+      TRY(grow(c, &c->x.scratch[ch], &c->x.scratch_size[ch], want));
     }
   }
 memo:
-  if (c->nmemo < COMM_MEMO) {
-    comm_memo_t *m = &c->memo[c->nmemo++];
-    *m = (comm_memo_t){.plan = p, .coll = coll, .root = root, .nchannels = nch};
+  if (c->x.nmemo < EXEC_MEMO) {
+    exec_memo_t *m = &c->x.memo[c->x.nmemo++];
+    *m = (exec_memo_t){.plan = p, .coll = coll, .root = root, .nchannels = nch};
     snprintf(m->algo, sizeof m->algo, "%s", algo);
   }
   *out = p;
@@ -439,8 +455,8 @@ typedef struct {
 static chorus_result_t cand_plan(void *ctx, const char *algo, int nch, const plan_t **out) {
   cand_ctx_t *x = ctx;
   chorus_comm_t *c = x->c;
-  for (int i = 0; i < c->nmemo; i++) {
-    comm_memo_t *m = &c->memo[i];
+  for (int i = 0; i < c->x.nmemo; i++) {
+    exec_memo_t *m = &c->x.memo[i];
     if (m->coll == x->coll && m->root == x->root && m->nchannels == nch && !strcmp(m->algo, algo)) {
       *out = m->plan;
       return chorus_success;
@@ -463,18 +479,18 @@ static void choose(chorus_comm_t *c, const comm_call_t *k, size_t bytes, char *a
                    int *forced) {
   const char *env_algo = param_str(PARAM_ALGO);
   int env_forced = env_algo[0] && !tune_algo_is_list(env_algo);
-  if (!c->force_algo[0] && !env_forced) {
-    if (!c->tune_made) {
-      c->tune_made = 1;
-      c->tune = tune_create(c->nranks, c->nhosts, c->nlocal, c->host_of, c->geom.buffsize);
+  if (!c->x.force_algo[0] && !env_forced) {
+    if (!c->x.tune_made) {
+      c->x.tune_made = 1;
+      c->x.tune = tune_create(c->nranks, c->nhosts, c->nlocal, c->host_of, c->geom.buffsize);
     }
     cand_ctx_t cx = {c, k->coll, plan_coll_rooted(k->coll) ? k->root : 0};
-    tune_choose(c->tune, k->coll, c->nranks, c->nlocal, k->count, k->dt, bytes, cand_plan, &cx, algo, algolen, nch);
+    tune_choose(c->x.tune, k->coll, c->nranks, c->nlocal, k->count, k->dt, bytes, cand_plan, &cx, algo, algolen, nch);
   } else {
     tune_select(k->coll, c->nranks, c->nlocal, bytes, algo, algolen, nch);
   }
   if (env_forced) str_copy(algo, algolen, env_algo);
-  if (c->force_algo[0]) str_copy(algo, algolen, c->force_algo);
+  if (c->x.force_algo[0]) str_copy(algo, algolen, c->x.force_algo);
   /* On a GPU a channel is a thread block: the CPU cost model's count is far
    * too few to fill the GPU's memory bandwidth. */
   if (c->cuda) {
@@ -482,9 +498,9 @@ static void choose(chorus_comm_t *c, const comm_call_t *k, size_t bytes, char *a
     *nch = cap < CUDA_DEFAULT_CHANNELS ? cap : CUDA_DEFAULT_CHANNELS;
   }
   if (param_int(PARAM_NCHANNELS) > 0) *nch = (int)param_int(PARAM_NCHANNELS);
-  if (c->force_nchannels > 0) *nch = c->force_nchannels;
+  if (c->x.force_nchannels > 0) *nch = c->x.force_nchannels;
   if (*nch > PLAN_MAX_CHANNELS) *nch = PLAN_MAX_CHANNELS;
-  *forced = c->force_algo[0] || env_forced;
+  *forced = c->x.force_algo[0] || env_forced;
 }
 
 /* The plan of algo for call k. A chosen algorithm that declines the shape
@@ -526,9 +542,9 @@ static chorus_result_t stage_input(chorus_comm_t *c, const comm_call_t *k, size_
     TRY(cuda_stage(c, ib, in_bytes, k->cuda_stream, &staged));
     j->in = staged;
   } else {
-    TRY(grow(c, &c->stage, &c->stage_size, in_bytes));
-    kern_copy(c->stage, ib, in_bytes);
-    j->in = c->stage;
+    TRY(grow(c, &c->x.stage, &c->x.stage_size, in_bytes));
+    kern_copy(c->x.stage, ib, in_bytes);
+    j->in = c->x.stage;
   }
   return chorus_success;
 }
@@ -539,18 +555,18 @@ static chorus_result_t run_channels(chorus_comm_t *c, exec_job_t *j) {
   int nch = j->plan->nchannels;
   TRY(workers_ensure(c, nch));
   if (nch > 1) {
-    c->job = j;
-    __atomic_store_n(&c->work_left, (uint32_t)(nch - 1), __ATOMIC_RELEASE);
-    __atomic_add_fetch(&c->work_gen, 1, __ATOMIC_ACQ_REL);
-    pfutex_wake(&c->work_gen);
+    c->x.job = j;
+    __atomic_store_n(&c->x.work_left, (uint32_t)(nch - 1), __ATOMIC_RELEASE);
+    __atomic_add_fetch(&c->x.work_gen, 1, __ATOMIC_ACQ_REL);
+    pfutex_wake(&c->x.work_gen);
   }
   j->res[0] = run_channel(j, 0);
   if (nch > 1) {
     long spin = param_int(PARAM_SPIN), i = 0;
     uint32_t left;
-    while ((left = __atomic_load_n(&c->work_left, __ATOMIC_ACQUIRE)) != 0) {
+    while ((left = __atomic_load_n(&c->x.work_left, __ATOMIC_ACQUIRE)) != 0) {
       if (++i < spin) __builtin_ia32_pause();
-      else pfutex_wait(&c->work_left, left);
+      else pfutex_wait(&c->x.work_left, left);
     }
   }
   for (int ch = 0; ch < nch; ch++)
@@ -570,8 +586,8 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
   const plan_t *p;
   choose(c, k, bytes, algo, sizeof algo, &nch, &forced);
   TRY(plan_for(c, k, algo, sizeof algo, nch, forced, &p));
-  str_copy(c->last_algo, sizeof c->last_algo, algo);
-  c->last_nchannels = p->nchannels;
+  str_copy(c->x.last_algo, sizeof c->x.last_algo, algo);
+  c->x.last_nchannels = p->nchannels;
 
   exec_job_t j = {.comm = c, .plan = p, .call = k, .in = k->sendbuf, .out = k->recvbuf,
                   .g = geom_call(k->count, es, p->nchannels, p->nchunks, &c->geom),

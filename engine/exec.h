@@ -12,8 +12,12 @@
  * in order, then all point-to-point calls together. Takes c->lock. */
 chorus_result_t exec_calls(chorus_comm_t *c, const comm_call_t *calls, int ncalls);
 
-/* Stop and join the channel workers. */
-void exec_workers_stop(chorus_comm_t *c);
+/* Benchmark hook: force the algorithm ("" for the tuner) and channels (0)
+ * of every later collective on c. */
+void exec_force(chorus_comm_t *c, const char *algo, int nchannels);
+/* The algorithm (and *nchannels, when not NULL) the last collective on c
+ * used, for reports. */
+const char *exec_last(const chorus_comm_t *c, int *nchannels);
 
 /* The steps the executor moves for one call of `count` elements of dt with
  * plan p on connections of CHORUS_BUFFSIZE buffsize, channel by channel in

@@ -175,6 +175,7 @@ static inline sim_conn_t *conn(const sim_t *s, int id) { return (sim_conn_t *)(s
 static inline uint32_t slot_of(const sim_t *s, uint32_t k) {
   return s->slot_mask ? k & s->slot_mask : k % (uint32_t)s->conn.nsteps;
 }
+
 /* Slot k's arrival time and value (k counts steps; the slot is k mod nsteps). */
 static inline double *slot_arrive(const sim_t *s, sim_conn_t *c, uint32_t k) { return (double *)(c + 1) + slot_of(s, k); }
 static inline uint32_t *slot_v(const sim_t *s, sim_conn_t *c, uint32_t k) {
@@ -573,6 +574,7 @@ static inline size_t piece_size(const sim_t *s, size_t len) {
 static inline uint32_t piece_count(uint64_t len, uint64_t psize) {
   return len ? (uint32_t)((len + psize - 1) / psize) : 1;
 }
+
 static inline uint64_t piece_bytes(uint64_t len, uint64_t psize, uint32_t i, uint64_t *off) {
   *off = (uint64_t)i * psize;
   return len - *off < psize ? len - *off : psize;

@@ -19,6 +19,7 @@
 
 #include "chorus.h"
 #include "comm.h"
+#include "exec.h"
 
 #define SOAK_SAMPLE_EVERY 10000
 
@@ -183,7 +184,7 @@ static int rank_main(chorus_comm_t *c, int rank, const soak_opts_t *o) {
     if (d.coll == chorus_alltoall) nr = d.count * (size_t)n;
     for (size_t i = 0; i < ns; i++) put(sb, i, d.dt, input(rank, i, k, d.op));
     memset(rb, 0xee, nr * es);
-    comm_force(c, d.algo, 0);
+    exec_force(c, d.algo, 0);
     chorus_result_t res = chorus_run_collective(d.coll, sb, rb, d.count, d.dt, d.op, d.root, c, NULL);
     if (res != chorus_success) {
       /* A shape the algorithm declines fails alike on every rank before any data moves. */

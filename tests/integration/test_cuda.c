@@ -15,6 +15,7 @@
 #include "chorus.h"
 #include "coll_ref.h"
 #include "comm.h"
+#include "exec.h"
 #include "kern_cuda.h"
 #include "planner.h"
 #include "reduce.h"
@@ -101,7 +102,7 @@ static long run_case(world_t *w, const char *algo, chorus_coll_t coll, chorus_dt
   }
   /* The reference. */
   for (int r = 0; r < n; r++) coll_want(coll, dt, op, n, r, root, count, w->hin, w->want[r]);
-  for (int r = 0; r < n; r++) comm_force(w->comms[r], algo, 0);
+  for (int r = 0; r < n; r++) exec_force(w->comms[r], algo, 0);
   chorus_group_start();
   for (int r = 0; r < n; r++) {
     const void *in = inplace ? (const void *)w->dout[r] : w->din[r];
@@ -243,7 +244,7 @@ static void test_mismatched_and_missing_peers_fail_on_time(void) {
     return;
   }
   double t0 = test_now();
-  for (int r = 0; r < 2; r++) comm_force(w.comms[r], "ring", 0); /* the same plan on both: only the count differs */
+  for (int r = 0; r < 2; r++) exec_force(w.comms[r], "ring", 0); /* the same plan on both: only the count differs */
   chorus_group_start();
   chorus_run_allreduce(w.din[0], w.dout[0], 1000, chorus_float32, chorus_sum, w.comms[0], w.streams[0]);
   chorus_run_allreduce(w.din[1], w.dout[1], 2000, chorus_float32, chorus_sum, w.comms[1], w.streams[1]);

@@ -857,7 +857,8 @@ static void exp_usage(FILE *f) {
   fprintf(f, "usage: chorus exp run FILE [--out DIR]   run an experiment (experiments/*.lua)\n"
              "       chorus exp list                   list the shipped experiments\n\n"
              "Measures each run with chorus perf on the experiment's testbed, predicts it with chorus sim on\n"
-             "the experiment's topology, and writes DIR (default experiments/results/NAME): compare.csv,\n"
+             "the experiment's topology, and writes DIR (default chorus-results/NAME in the current directory;\n"
+             "the committed results are rewritten only with --out experiments/results/NAME): compare.csv,\n"
              "report.md, crossovers.csv, plot.gp and plots, raw/ (every CSV and log). Exits 1 when a run\n"
              "fails, 3 when a measured run misses the fidelity targets (5%% from 1 MiB, 15%% below).\n");
 }
@@ -971,8 +972,12 @@ int cmd_exp(int argc, char **argv) {
   snprintf(testbed_script, sizeof testbed_script, "%s/scripts/testbed", source_dir());
   snprintf(tb_name, sizeof tb_name, "cx%d", (int)(getpid() % 100000));
   char outdir[1300], raw[1400], topo[1500];
+  /* By default in the current directory (chorus-results/NAME): the
+   * committed results in experiments/results/ are rewritten only when
+   * --out names them. */
+  char cwd[1024];
   if (out) snprintf(outdir, sizeof outdir, "%s", out);
-  else snprintf(outdir, sizeof outdir, "%s/results/%s", dir, e->name);
+  else snprintf(outdir, sizeof outdir, "%s/chorus-results/%s", getcwd(cwd, sizeof cwd) ? cwd : ".", e->name);
   snprintf(raw, sizeof raw, "%s/raw", outdir);
   if (mkdir_p(raw) != 0) {
     fprintf(stderr, "chorus exp: --out %s: cannot create it: %s\n", outdir, strerror(errno));

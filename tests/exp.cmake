@@ -11,11 +11,14 @@ add_test(NAME exp_netns_end_to_end
     ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_end_to_end.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/tiny-netns.lua 3)
 add_test(NAME exp_netns_interrupted_cleans_up
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_interrupted.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/long-netns.lua)
-set_tests_properties(exp_local_end_to_end PROPERTIES LABELS "integration" TIMEOUT 300)
+# Without --out the committed results are left alone (issue 19).
+add_test(NAME exp_default_out_leaves_results
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_default_out.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/tiny.lua)
+set_tests_properties(exp_local_end_to_end exp_default_out_leaves_results PROPERTIES LABELS "integration" TIMEOUT 300)
 set_tests_properties(exp_netns_end_to_end exp_netns_interrupted_cleans_up PROPERTIES LABELS "integration;netns"
   SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
-set_property(TEST exp_local_end_to_end exp_netns_end_to_end exp_netns_interrupted_cleans_up APPEND PROPERTY
-  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies;CHORUS_SOURCE=${PROJECT_SOURCE_DIR};CHORUS_TIMEOUT=20")
+set_property(TEST exp_local_end_to_end exp_netns_end_to_end exp_netns_interrupted_cleans_up exp_default_out_leaves_results
+  APPEND PROPERTY ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies;CHORUS_SOURCE=${PROJECT_SOURCE_DIR};CHORUS_TIMEOUT=20")
 
 function(exp_bad stem regex)
   chorus_add_cli_test(exp_bad_${stem} LABELS unit;bad FAIL REGEX "${regex}" COMMAND exp run ${exp_dir}/bad_${stem}.lua --out /tmp/chorus_exp_bad_${stem})

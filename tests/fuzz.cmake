@@ -9,8 +9,9 @@ set(fuzz_libs_bootstrap chorus_static)
 set(fuzz_libs_sockframe chorus_static)
 set(fuzz_libs_algo chorus_plan)
 set(fuzz_targets bootstrap sockframe algo)
-if(TARGET chorus_sim)
-  set(fuzz_libs_topo chorus_sim)
+if(TARGET chorus_cmds)
+  # the loader, and the views (cli/topo_view.c) it also exercises
+  set(fuzz_libs_topo chorus_cmds)
   list(APPEND fuzz_targets topo)
 endif()
 set(fuzz_includes ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/engine/transport ${PROJECT_SOURCE_DIR}/plan

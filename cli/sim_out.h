@@ -1,6 +1,6 @@
-/* sim_out.h -- what a simulation shows besides its time: the per-link
+/* sim_out.h -- `chorus sim`'s reports besides the table: the per-link
  * report and the per-rank Gantt chart. Both read a finished sim_run's
- * state; neither changes it. */
+ * state through sim.h's accessors; neither changes it. */
 #ifndef CHORUS_SIM_OUT_H
 #define CHORUS_SIM_OUT_H
 

@@ -25,38 +25,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sandbox.h"
+#include "exp_report.h"
 #include "params.h"
+#include "sandbox.h"
 
-#define EXP_MAX_RUNS 512
-#define EXP_MAX_POINTS 64
-#define EXP_MAX_REPEATS 15
 #define EXP_CHILD_TIMEOUT_S 900.0
-
-typedef enum { TESTBED_NONE, TESTBED_LOCAL, TESTBED_NETNS } testbed_t;
-
-typedef struct {
-  char coll[32], algo[64], set[512], label[160], model[16];
-  int nranks, channels, measure;
-} exp_run_t;
-
-typedef struct {
-  char path[1200], name[128], description[512];
-  testbed_t testbed;
-  int hosts, ppn;
-  char rate[32], delay[32];
-  char topology[1024], minb[32], maxb[32], factor[32], dtype[32];
-  int warmup, iters, repeats, calibrate;
-  exp_run_t runs[EXP_MAX_RUNS];
-  int nruns;
-} exp_t;
-
-/* One run's joined points. */
-typedef struct {
-  size_t bytes[EXP_MAX_POINTS];
-  double meas[EXP_MAX_POINTS], lo[EXP_MAX_POINTS], hi[EXP_MAX_POINTS], pred[EXP_MAX_POINTS];
-  int nnodes, npoints, measured;
-} exp_points_t;
+/* A run whose launch fails is tried this many times before it counts as failed. */
+#define EXP_LAUNCH_TRIES 2
+/* The copy probe: bytes per buffer and passes (the median is taken). */
+#define EXP_PROBE_BYTES ((size_t)32 << 20)
+#define EXP_PROBE_PASSES 25
 
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig) { interrupted = sig; }
@@ -159,6 +137,47 @@ static int get_list(lua_State *L, int t, const exp_t *e, const char *field, cons
 
 static const char *const known_colls[] = {"allreduce", "broadcast", "reduce", "allgather", "reducescatter", "alltoall"};
 
+/* t[key] as a number in [lo, hi]; absent: def. Errors name it `field`. */
+static int get_number_at(lua_State *L, int t, const exp_t *e, const char *key, const char *field, double def,
+                         double lo, double hi, double *out) {
+  lua_getfield(L, t, key);
+  int isnil = lua_isnil(L, -1), isnum = lua_isnumber(L, -1);
+  double v = isnum ? lua_tonumber(L, -1) : def;
+  lua_pop(L, 1);
+  if (!isnil && !isnum) return fail_field(e, field, "must be a number");
+  if (!(v >= lo && v <= hi)) return fail_field(e, field, "is %g, outside %g..%g", v, lo, hi);
+  *out = v;
+  return 0;
+}
+
+static int get_number(lua_State *L, int t, const exp_t *e, const char *field, double def, double lo, double hi,
+                      double *out) {
+  return get_number_at(L, t, e, field, field, def, lo, hi, out);
+}
+
+/* t.targets = { large = PCT, small = PCT }: the run's fidelity targets,
+ * median |error| from 1 MiB up and below (defaults: what r has). */
+static int get_targets(lua_State *L, int t, const exp_t *e, const char *where, exp_run_t *r) {
+  lua_getfield(L, t, "targets");
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  char field[64];
+  snprintf(field, sizeof field, "%s.targets", where);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return fail_field(e, field, "must be a table { large = PCT, small = PCT }");
+  }
+  int tt = lua_gettop(L);
+  snprintf(field, sizeof field, "%s.targets.large", where);
+  int rc = get_number_at(L, tt, e, "large", field, r->target_large, 0, 1e6, &r->target_large);
+  snprintf(field, sizeof field, "%s.targets.small", where);
+  rc = rc || get_number_at(L, tt, e, "small", field, r->target_small, 0, 1e6, &r->target_small);
+  lua_pop(L, 1);
+  return rc ? -1 : 0;
+}
+
 static int check_coll(const exp_t *e, const char *field, const char *c) {
   for (size_t i = 0; i < sizeof known_colls / sizeof known_colls[0]; i++)
     if (!strcmp(c, known_colls[i])) return 0;
@@ -186,7 +205,8 @@ static int read_run(lua_State *L, exp_t *e, const exp_run_t *base, int index) {
       get_text(L, t, e, "model", "", r.model, sizeof r.model) ||
       get_int(L, t, e, "ranks", base->nranks, 1, 1 << 20, &r.nranks) ||
       get_int(L, t, e, "channels", base->channels, 0, 32, &r.channels) ||
-      get_int(L, t, e, "measure", base->measure, 0, 1, &r.measure) || check_coll(e, field, r.coll))
+      get_int(L, t, e, "measure", base->measure, 0, 1, &r.measure) || check_coll(e, field, r.coll) ||
+      get_targets(L, t, e, field, &r))
     return -1;
   if (!r.algo[0]) return fail_field(e, field, "has no algo");
   if (r.model[0] && strcmp(r.model, "event") && strcmp(r.model, "analytic"))
@@ -214,7 +234,8 @@ static int read_fields(lua_State *L, int t, exp_t *e, const char *path) {
       get_text(L, t, e, "dtype", "float", e->dtype, sizeof e->dtype) ||
       get_int(L, t, e, "hosts", 4, 1, 64, &e->hosts) || get_int(L, t, e, "ranks_per_host", 1, 1, 64, &e->ppn) ||
       get_int(L, t, e, "warmup", 2, 0, 1000, &e->warmup) || get_int(L, t, e, "iters", 10, 1, 100000, &e->iters) ||
-      get_int(L, t, e, "repeats", 3, 1, EXP_MAX_REPEATS, &e->repeats) ||
+      get_int(L, t, e, "repeats", 5, 1, EXP_MAX_REPEATS, &e->repeats) ||
+      get_number(L, t, e, "crossover_ratio", 2.0, 1.0, 1000.0, &e->crossover_ratio) ||
       get_int(L, t, e, "calibrate", 0, 0, 1, &e->calibrate))
     return -1;
   if (!strcmp(testbed, "local")) e->testbed = TESTBED_LOCAL;
@@ -234,9 +255,9 @@ static int read_fields(lua_State *L, int t, exp_t *e, const char *path) {
 /* What every run takes unless it says otherwise: `set` and `channels`; on
  * the namespace testbed the topology is also told its shape. */
 static int read_defaults(lua_State *L, int t, exp_t *e, exp_run_t *dflt) {
-  *dflt = (exp_run_t){.channels = 1, .measure = e->testbed != TESTBED_NONE};
+  *dflt = (exp_run_t){.channels = 1, .measure = e->testbed != TESTBED_NONE, .target_large = 5, .target_small = 15};
   snprintf(dflt->coll, sizeof dflt->coll, "allreduce");
-  if (get_text(L, t, e, "set", "", dflt->set, sizeof dflt->set) ||
+  if (get_text(L, t, e, "set", "", dflt->set, sizeof dflt->set) || get_targets(L, t, e, "experiment", dflt) ||
       get_int(L, t, e, "channels", 1, 0, 32, &dflt->channels))
     return -1;
   if (e->testbed == TESTBED_NETNS) {
@@ -549,306 +570,144 @@ static int read_csv(const char *path, size_t *bytes, double *busbw, int max, int
   return n;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+/* --- measuring, interleaved --- */
+
+/* A memory-copy probe: the median rate of EXP_PROBE_PASSES copies of
+ * EXP_PROBE_BYTES, in GB/s (bytes read plus written). About 60 ms; run
+ * before every round of repeats, so that the report can show when the
+ * machine changed speed under the experiment (on the 2-vCPU VM of
+ * 2026-12-05 it varies by +-15% when quiet). 0 when out of memory. */
+static double probe_copy(void) {
+  char *a = malloc(EXP_PROBE_BYTES), *b = malloc(EXP_PROBE_BYTES);
+  double v[EXP_PROBE_PASSES];
+  int n = 0;
+  if (a && b) {
+    memset(a, 1, EXP_PROBE_BYTES), memset(b, 2, EXP_PROBE_BYTES);
+    for (int i = 0; i < EXP_PROBE_PASSES; i++) {
+      struct timespec t0, t1;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+      memcpy(i % 2 ? a : b, i % 2 ? b : a, EXP_PROBE_BYTES);
+      clock_gettime(CLOCK_MONOTONIC, &t1);
+      double dt = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+      if (dt > 0) v[n++] = 2.0 * EXP_PROBE_BYTES / dt / 1e9;
+    }
+  }
+  free(a), free(b);
+  return n ? exp_median(v, n) : 0;
 }
 
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static double error_pct(double pred, double meas) { return meas > 0 ? (pred - meas) / meas * 100.0 : NAN; }
-
-/* --- one run --- */
-
-static int do_run(const exp_t *e, const exp_run_t *r, const char *topo, const char *outdir, exp_points_t *pts) {
+/* One repeat of one run: chorus perf into raw/LABEL.measured.REP.csv, its
+ * rows added to the run's repeats. A launch that fails is tried again
+ * (the testbed draws a fresh port); a run that still fails keeps the
+ * repeats it completed and says why in failure. 0, or -1 when it failed. */
+static int measure_rep(const exp_t *e, const exp_run_t *r, const char *outdir, int rep, exp_points_t *pts) {
   char log[1600], csv[1600];
   snprintf(log, sizeof log, "%s/raw/%s.log", outdir, r->label);
-  memset(pts, 0, sizeof *pts);
-  double reps[EXP_MAX_POINTS][EXP_MAX_REPEATS];
-  int nrep = 0;
-  if (r->measure) {
-    for (int rep = 0; rep < e->repeats; rep++) {
-      snprintf(csv, sizeof csv, "%s/raw/%s.measured.%d.csv", outdir, r->label, rep);
-      int rc = measure_once(e, r, csv, log);
-      if (rc != 0) {
-        if (interrupted) return -1;
-        fprintf(stderr, "chorus exp: %s: measuring %s failed (exit %d); its log, %s:\n", e->path, r->label, rc, log);
-        tail_log(log, 10);
-        return -1;
-      }
-      size_t b[EXP_MAX_POINTS];
-      double bw[EXP_MAX_POINTS];
-      int n = read_csv(csv, b, bw, EXP_MAX_POINTS, &pts->nnodes);
-      if (n <= 0 || (pts->npoints && n != pts->npoints)) {
-        fprintf(stderr, "chorus exp: %s: %s has %d rows (expected %d)\n", e->path, csv, n, pts->npoints);
-        return -1;
-      }
-      pts->npoints = n;
-      for (int i = 0; i < n; i++) pts->bytes[i] = b[i], reps[i][rep] = bw[i];
-      nrep++;
-    }
-    for (int i = 0; i < pts->npoints; i++) {
-      double v[EXP_MAX_REPEATS];
-      memcpy(v, reps[i], sizeof(double) * (size_t)nrep);
-      pts->meas[i] = median(v, nrep);
-      pts->lo[i] = v[0], pts->hi[i] = v[nrep - 1];
-    }
-    pts->measured = 1;
+  snprintf(csv, sizeof csv, "%s/raw/%s.measured.%d.csv", outdir, r->label, rep);
+  int rc = -1;
+  for (int t = 0; t < EXP_LAUNCH_TRIES && rc != 0 && !interrupted; t++) {
+    if (t) fprintf(stderr, "chorus exp: %s: measuring %s failed (exit %d); trying again\n", e->path, r->label, rc);
+    rc = measure_once(e, r, csv, log);
   }
-  snprintf(csv, sizeof csv, "%s/raw/%s.predicted.csv", outdir, r->label);
-  int rc = predict(e, r, topo, csv, log);
   if (rc != 0) {
-    fprintf(stderr, "chorus exp: %s: predicting %s failed (exit %d); its log, %s:\n", e->path, r->label, rc, log);
+    if (interrupted) return -1;
+    snprintf(pts->failure, sizeof pts->failure, "measuring failed (exit %d) at repeat %d of %d, after %d tries; "
+             "its log is raw/%s.log", rc, rep + 1, e->repeats, EXP_LAUNCH_TRIES, r->label);
+    fprintf(stderr, "chorus exp: %s: %s %s; the log ends:\n", e->path, r->label, pts->failure);
     tail_log(log, 10);
     return -1;
   }
   size_t b[EXP_MAX_POINTS];
   double bw[EXP_MAX_POINTS];
-  int nn = 0, n = read_csv(csv, b, bw, EXP_MAX_POINTS, &nn);
-  if (n <= 0 || (pts->measured && n != pts->npoints)) {
-    fprintf(stderr, "chorus exp: %s: %s has %d rows, the measurement %d\n", e->path, csv, n, pts->npoints);
+  int n = read_csv(csv, b, bw, EXP_MAX_POINTS, &pts->nnodes);
+  if (n <= 0 || (pts->nrep && n != pts->npoints)) {
+    snprintf(pts->failure, sizeof pts->failure, "raw/%s.measured.%d.csv has %d rows (expected %d)", r->label, rep,
+             n, pts->npoints);
+    fprintf(stderr, "chorus exp: %s: %s\n", e->path, pts->failure);
     return -1;
   }
-  for (int i = 0; i < n; i++) {
-    if (pts->measured && b[i] != pts->bytes[i]) {
-      fprintf(stderr, "chorus exp: %s: predicted size %zu is not measured size %zu\n", csv, b[i], pts->bytes[i]);
-      return -1;
-    }
-    pts->bytes[i] = b[i], pts->pred[i] = bw[i];
-  }
   pts->npoints = n;
+  for (int i = 0; i < n; i++) pts->bytes[i] = b[i], pts->reps[i][pts->nrep] = bw[i];
+  pts->nrep++;
+  return 0;
+}
+
+/* Median and interquartile range of every size's repeats. */
+static void summarise(exp_points_t *p) {
+  for (int i = 0; i < p->npoints && p->nrep; i++) {
+    double v[EXP_MAX_REPEATS];
+    memcpy(v, p->reps[i], sizeof(double) * (size_t)p->nrep);
+    p->meas[i] = exp_median(v, p->nrep); /* sorts v */
+    p->lo[i] = exp_quantile(v, p->nrep, 0.25);
+    p->hi[i] = exp_quantile(v, p->nrep, 0.75);
+  }
+}
+
+/* Every measured run, repeats interleaved: round k measures each run once,
+ * so a busy second hits every algorithm alike. A run that fails is left out
+ * of later rounds; the others go on. Returns 130 when interrupted, else 0. */
+static int measure_all(const exp_t *e, exp_points_t *pts, const char *outdir, exp_env_t *env) {
+  for (int rep = 0; rep < e->repeats && !interrupted; rep++) {
+    env->probe[env->nprobe++] = probe_copy();
+    for (int i = 0; i < e->nruns && !interrupted; i++) {
+      const exp_run_t *r = &e->runs[i];
+      if (!r->measure || pts[i].failure[0]) continue;
+      printf("# repeat %d/%d, run %d/%d: %s\n", rep + 1, e->repeats, i + 1, e->nruns, r->label);
+      fflush(stdout);
+      measure_rep(e, r, outdir, rep, &pts[i]);
+    }
+  }
+  env->probe[env->nprobe++] = probe_copy();
+  for (int i = 0; i < e->nruns; i++) summarise(&pts[i]);
+  return interrupted ? 130 : 0;
+}
+
+/* Predict one run: chorus sim into raw/LABEL.predicted.csv, joined with its
+ * measured sizes. 0, or -1 with failure set. */
+static int predict_run(const exp_t *e, const exp_run_t *r, const char *topo, const char *outdir, exp_points_t *pts) {
+  char log[1600], csv[1600];
+  snprintf(log, sizeof log, "%s/raw/%s.log", outdir, r->label);
+  snprintf(csv, sizeof csv, "%s/raw/%s.predicted.csv", outdir, r->label);
+  int rc = predict(e, r, topo, csv, log);
+  size_t b[EXP_MAX_POINTS];
+  double bw[EXP_MAX_POINTS];
+  int nn = 0, n = rc == 0 ? read_csv(csv, b, bw, EXP_MAX_POINTS, &nn) : -1;
+  if (rc != 0) snprintf(pts->failure, sizeof pts->failure, "predicting failed (exit %d); its log is raw/%s.log", rc,
+                        r->label);
+  else if (n <= 0 || (pts->nrep && n != pts->npoints))
+    snprintf(pts->failure, sizeof pts->failure, "raw/%s.predicted.csv has %d rows, the measurement %d", r->label, n,
+             pts->npoints);
+  for (int i = 0; i < n && !pts->failure[0]; i++)
+    if (pts->nrep && b[i] != pts->bytes[i])
+      snprintf(pts->failure, sizeof pts->failure, "predicted size %zu is not measured size %zu", b[i], pts->bytes[i]);
+  if (pts->failure[0]) {
+    if (interrupted) return -1;
+    fprintf(stderr, "chorus exp: %s: %s: %s\n", e->path, r->label, pts->failure);
+    if (rc != 0) tail_log(log, 10);
+    return -1;
+  }
+  for (int i = 0; i < n; i++) pts->bytes[i] = b[i], pts->pred[i] = bw[i];
+  pts->npoints = n;
+  pts->predicted = 1;
   if (!pts->nnodes) pts->nnodes = nn;
   return 0;
 }
 
-static void human_size(size_t b, char *out, size_t len) {
-  if (b >= (1u << 30) && b % (1u << 30) == 0) snprintf(out, len, "%zuG", b >> 30);
-  else if (b >= (1u << 20) && b % (1u << 20) == 0) snprintf(out, len, "%zuM", b >> 20);
-  else if (b >= 1024 && b % 1024 == 0) snprintf(out, len, "%zuK", b >> 10);
-  else snprintf(out, len, "%zu", b);
-}
-
-/* A --set list for a CSV cell: its commas become semicolons, so that the
- * files split on commas alone (awk, gnuplot, spreadsheets). */
-static const char *csv_set(const char *set) {
-  static char buf[4][512];
-  static int next;
-  char *b = buf[next++ % 4];
-  snprintf(b, sizeof buf[0], "%s", set);
-  for (char *p = b; *p; p++)
-    if (*p == ',') *p = ';';
-  return b;
-}
-
-/* --- crossovers: where one algorithm overtakes another --- */
-
-/* The size (geometric interpolation of the log busbw difference) where the
- * sign of a - b changes first; 0 when it does not. */
-static double crossover(const size_t *bytes, const double *a, const double *b, int n) {
-  for (int i = 1; i < n; i++) {
-    double d0 = a[i - 1] - b[i - 1], d1 = a[i] - b[i];
-    if (d0 == 0 || (d0 < 0) == (d1 < 0) || d1 == 0) continue;
-    double t = d0 / (d0 - d1);
-    return exp(log((double)bytes[i - 1]) + t * (log((double)bytes[i]) - log((double)bytes[i - 1])));
+/* Measure every run (interleaved), then predict each: 0 when all ran, 1
+ * when some run failed (the others are reported), 130 when interrupted. */
+static int run_all(const exp_t *e, exp_points_t *pts, const char *topo, const char *outdir, exp_env_t *env) {
+  getloadavg(&env->load_start, 1);
+  env->cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (measure_all(e, pts, outdir, env) == 130) return 130;
+  getloadavg(&env->load_end, 1);
+  int failed = 0;
+  for (int i = 0; i < e->nruns && !interrupted; i++) {
+    printf("# predicting %d/%d: %s\n", i + 1, e->nruns, e->runs[i].label);
+    fflush(stdout);
+    if (!pts[i].failure[0]) predict_run(e, &e->runs[i], topo, outdir, &pts[i]);
+    failed |= pts[i].failure[0] != 0;
   }
-  return 0;
-}
-
-/* Runs that differ only in algorithm or channels form a group. */
-static int same_group(const exp_run_t *x, const exp_run_t *y) {
-  return !strcmp(x->coll, y->coll) && x->nranks == y->nranks && !strcmp(x->set, y->set);
-}
-
-/* A run's name inside its group: the algorithm, with the channels when the
- * group has runs of other channel counts. */
-static const char *member_name(const exp_t *e, const exp_run_t *r) {
-  static char buf[4][96];
-  static int next;
-  char *b = buf[next++ % 4];
-  int mixed = 0;
-  for (int i = 0; i < e->nruns; i++)
-    if (same_group(&e->runs[i], r) && e->runs[i].channels != r->channels) mixed = 1;
-  if (mixed) snprintf(b, sizeof buf[0], "%s/c%d", r->algo, r->channels);
-  else snprintf(b, sizeof buf[0], "%s", r->algo);
-  return b;
-}
-
-static void write_crossovers(const exp_t *e, const exp_points_t *pts, FILE *csv, FILE *md) {
-  fprintf(csv, "collective,nranks,set,algo_a,algo_b,measured_crossover_bytes,predicted_crossover_bytes,ratio\n");
-  int any = 0;
-  for (int i = 0; i < e->nruns; i++)
-    for (int j = i + 1; j < e->nruns; j++) {
-      const exp_run_t *a = &e->runs[i], *b = &e->runs[j];
-      if (!same_group(a, b) || pts[i].npoints != pts[j].npoints) continue;
-      double p = crossover(pts[i].bytes, pts[i].pred, pts[j].pred, pts[i].npoints);
-      double m = pts[i].measured && pts[j].measured
-                     ? crossover(pts[i].bytes, pts[i].meas, pts[j].meas, pts[i].npoints)
-                     : 0;
-      if (!p && !m) continue;
-      double ratio = p > 0 && m > 0 ? p / m : NAN;
-      fprintf(csv, "%s,%d,%s,%s,%s,%.0f,%.0f,%.3f\n", a->coll, a->nranks, csv_set(a->set), member_name(e, a),
-              member_name(e, b), m, p, ratio);
-      if (!any) {
-        fprintf(md, "\n## Crossovers\n\nSizes where the faster of two algorithms changes (interpolated; 0: none in "
-                    "range).\n\n| collective | ranks | set | algorithms | measured (B) | predicted (B) | "
-                    "predicted/measured |\n|---|---|---|---|---|---|---|\n");
-        printf("\ncrossovers (where the faster algorithm changes):\n");
-        any = 1;
-      }
-      fprintf(md, "| %s | %d | %s | %s / %s | %.0f | %.0f | %.2f |\n", a->coll, a->nranks, a->set,
-              member_name(e, a), member_name(e, b), m, p, ratio);
-      printf("  %s n=%d %s: %s vs %s: measured %.0f B, predicted %.0f B%s\n", a->coll, a->nranks, a->set,
-             member_name(e, a), member_name(e, b), m, p, isnan(ratio) ? "" : (ratio < 0.5 || ratio > 2 ? "  (off by more than 2x)" : "  (within 2x)"));
-    }
-}
-
-/* --- plots --- */
-
-static void write_plots(const exp_t *e, const exp_points_t *pts, const char *outdir) {
-  char path[1500];
-  snprintf(path, sizeof path, "%s/plot.gp", outdir);
-  FILE *gp = fopen(path, "w");
-  if (!gp) return;
-  fprintf(gp, "# gnuplot script written by chorus exp for %s: busbw (measured solid, predicted dashed, one\n"
-              "# colour per algorithm) and error against size, one pair of plots per group of runs.\n",
-          e->name);
-  int done[EXP_MAX_RUNS] = {0}, group = 0;
-  for (int i = 0; i < e->nruns; i++) {
-    if (done[i]) continue;
-    group++;
-    char dat[1600];
-    int members[EXP_MAX_RUNS], nm = 0, any_meas = 0;
-    for (int j = i; j < e->nruns; j++)
-      if (!done[j] && same_group(&e->runs[i], &e->runs[j])) {
-        done[j] = 1, members[nm++] = j;
-        any_meas |= pts[j].measured;
-        snprintf(dat, sizeof dat, "%s/raw/%s.dat", outdir, e->runs[j].label);
-        FILE *d = fopen(dat, "w");
-        if (!d) continue;
-        fprintf(d, "# size_bytes measured_busbw predicted_busbw error_pct\n");
-        for (int k = 0; k < pts[j].npoints; k++) {
-          double err = pts[j].measured ? error_pct(pts[j].pred[k], pts[j].meas[k]) : NAN;
-          fprintf(d, "%zu %.6f %.6f %.3f\n", pts[j].bytes[k], pts[j].measured ? pts[j].meas[k] : NAN, pts[j].pred[k],
-                  err);
-        }
-        fclose(d);
-      }
-    const exp_run_t *r = &e->runs[i];
-    for (int kind = 0; kind < 2; kind++) {
-      if (kind == 1 && !any_meas) continue;
-      const char *stem = kind ? "error" : "busbw";
-      for (int term = 0; term < 2; term++) {
-        fprintf(gp, "\nset terminal %s size 900,560\nset output 'group%d-%s.%s'\n",
-                term ? "svg dynamic" : "png", group, stem, term ? "svg" : "png");
-        fprintf(gp, "set title '%s %s, %d ranks%s%s'\nset logscale x 2\nset grid\nset key left top\n", e->name,
-                r->coll, r->nranks, r->set[0] ? ", " : "", r->set);
-        fprintf(gp, "set xlabel 'size (bytes)'\nset ylabel '%s'\n%s\nplot ", kind ? "(predicted - measured) / measured (%)" : "busbw (GB/s)",
-                kind ? "unset logscale y" : "unset logscale y");
-        for (int m = 0; m < nm; m++) {
-          const exp_run_t *x = &e->runs[members[m]];
-          const char *sep = m ? ", " : "";
-          if (kind == 0) {
-            if (pts[members[m]].measured)
-              fprintf(gp, "%s'raw/%s.dat' using 1:2 with linespoints lt %d dt 1 title '%s measured'", sep, x->label,
-                      m + 1, member_name(e, x)), sep = ", ";
-            fprintf(gp, "%s'raw/%s.dat' using 1:3 with linespoints lt %d dt 2 title '%s predicted'", sep, x->label,
-                    m + 1, member_name(e, x));
-          } else if (pts[members[m]].measured) {
-            fprintf(gp, "%s'raw/%s.dat' using 1:4 with linespoints lt %d title '%s'", sep, x->label, m + 1, member_name(e, x));
-          }
-        }
-        fprintf(gp, "\n");
-      }
-    }
-  }
-  fclose(gp);
-  if (access("/usr/bin/gnuplot", X_OK) != 0) {
-    printf("plots: %s written; gnuplot is not installed, so no PNG/SVG (apt-get install gnuplot-nox)\n", path);
-    return;
-  }
-  char cmd[1600];
-  snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot plot.gp > raw/gnuplot.log 2>&1", outdir);
-  if (system(cmd) == 0) printf("plots: %s/group*-busbw.{png,svg}, group*-error.{png,svg}\n", outdir);
-  else printf("plots: gnuplot failed, see %s/raw/gnuplot.log\n", outdir);
-}
-
-/* --- the report --- */
-
-static int report(const exp_t *e, const exp_points_t *pts, const char *outdir, const char *topo) {
-  char path[1500];
-  snprintf(path, sizeof path, "%s/compare.csv", outdir);
-  FILE *csv = fopen(path, "w");
-  snprintf(path, sizeof path, "%s/report.md", outdir);
-  FILE *md = fopen(path, "w");
-  if (!csv || !md) {
-    fprintf(stderr, "chorus exp: cannot write into %s: %s\n", outdir, strerror(errno));
-    if (csv) fclose(csv);
-    if (md) fclose(md);
-    return -1;
-  }
-  char host[256] = "?", date[64];
-  gethostname(host, sizeof host);
-  time_t now = time(NULL);
-  strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-  fprintf(csv, "collective,algo,nranks,nnodes,size_bytes,measured_busbw_GBps,predicted_busbw_GBps,error_pct,"
-               "measured_min_GBps,measured_max_GBps,set,label\n");
-  fprintf(md, "# %s\n\n%s\n\nMeasured on %s, %s; testbed %s; topology `%s`; %d repeats (median compared, range "
-              "shown); error = (predicted - measured) / measured.\n",
-          e->name, e->description, host, date,
-          e->testbed == TESTBED_LOCAL ? "local processes" : e->testbed == TESTBED_NETNS ? "network namespaces" : "none",
-          topo, e->repeats);
-  int misses = 0;
-  for (int i = 0; i < e->nruns; i++) {
-    const exp_run_t *r = &e->runs[i];
-    const exp_points_t *p = &pts[i];
-    printf("\n%s %s, %d ranks on %d nodes%s%s, %d channel%s\n", r->coll, r->algo, r->nranks, p->nnodes,
-           r->set[0] ? ", " : "", r->set, r->channels, r->channels == 1 ? "" : "s");
-    printf("  %10s %12s %12s %9s\n", "size", "measured", "predicted", "error");
-    fprintf(md, "\n## %s %s, %d ranks on %d nodes%s%s\n\n| size | measured busbw (GB/s) | range | predicted busbw "
-                "(GB/s) | error |\n|---:|---:|---:|---:|---:|\n",
-            r->coll, r->algo, r->nranks, p->nnodes, r->set[0] ? ", " : "", r->set);
-    double big[EXP_MAX_POINTS], small[EXP_MAX_POINTS];
-    int nb = 0, ns = 0;
-    for (int k = 0; k < p->npoints; k++) {
-      char sz[32];
-      human_size(p->bytes[k], sz, sizeof sz);
-      double err = p->measured ? error_pct(p->pred[k], p->meas[k]) : NAN;
-      if (p->measured) {
-        printf("  %10s %12.3f %12.3f %8.1f%%\n", sz, p->meas[k], p->pred[k], err);
-        fprintf(md, "| %s | %.3f | %.3f-%.3f | %.3f | %+.1f%% |\n", sz, p->meas[k], p->lo[k], p->hi[k], p->pred[k],
-                err);
-        fprintf(csv, "%s,%s,%d,%d,%zu,%.6f,%.6f,%.2f,%.6f,%.6f,%s,%s\n", r->coll, r->algo, r->nranks, p->nnodes,
-                p->bytes[k], p->meas[k], p->pred[k], err, p->lo[k], p->hi[k], csv_set(r->set), r->label);
-        if (!isnan(err)) {
-          if (p->bytes[k] >= (1u << 20)) big[nb++] = fabs(err);
-          else small[ns++] = fabs(err);
-        }
-      } else {
-        printf("  %10s %12s %12.3f %9s\n", sz, "-", p->pred[k], "-");
-        fprintf(md, "| %s | - | - | %.3f | - |\n", sz, p->pred[k]);
-        fprintf(csv, "%s,%s,%d,%d,%zu,,%.6f,,,,%s,%s\n", r->coll, r->algo, r->nranks, p->nnodes, p->bytes[k],
-                p->pred[k], csv_set(r->set), r->label);
-      }
-    }
-    if (p->measured) {
-      /* The fidelity targets of the experiments issue: median |error| at
-       * most 5% from 1 MiB up, at most 15% below. */
-      double mb = nb ? median(big, nb) : NAN, msm = ns ? median(small, ns) : NAN;
-      int miss = (nb && mb > 5.0) || (ns && msm > 15.0);
-      misses += miss;
-      printf("  median |error|: %s%.1f%% from 1 MiB up (target 5%%), %s%.1f%% below (target 15%%)%s\n",
-             nb ? "" : "n/a ", nb ? mb : 0.0, ns ? "" : "n/a ", ns ? msm : 0.0, miss ? "  MISS" : "  ok");
-      fprintf(md, "\nMedian |error|: %.1f%% from 1 MiB up (target 5%%), %.1f%% below (target 15%%): %s.\n",
-              nb ? mb : 0.0, ns ? msm : 0.0, miss ? "**misses the target**" : "within the targets");
-    }
-  }
-  write_crossovers(e, pts, (snprintf(path, sizeof path, "%s/crossovers.csv", outdir), fopen(path, "w")) ?: stdout, md);
-  fclose(csv);
-  fclose(md);
-  return misses;
+  return interrupted ? 130 : failed;
 }
 
 /* --- the command --- */
@@ -918,21 +777,26 @@ static int calibrate_testbed(const exp_t *e, const char *outdir, char *topo, siz
   return 0;
 }
 
-/* Every run in order until one fails or a signal comes: 0, 1 when a run
- * failed, 130 when interrupted. */
-static int run_all(exp_t *e, exp_points_t *pts, const char *topo, const char *outdir) {
-  int failed = 0;
-  for (int i = 0; i < e->nruns && !interrupted && !failed; i++) {
-    printf("# run %d/%d: %s%s\n", i + 1, e->nruns, e->runs[i].label, e->runs[i].measure ? "" : " (predicted only)");
-    fflush(stdout);
-    failed = do_run(e, &e->runs[i], topo, outdir, &pts[i]) != 0;
-  }
-  /* A run that the signal cut short fails too: the signal is the story. */
-  if (interrupted) {
-    fprintf(stderr, "chorus exp: interrupted; taking the testbed down\n");
-    return 130;
-  }
-  return failed;
+/* Where and when, and where the topology's parameters came from: a
+ * calibrated topology names its measurements on a line
+ * "-- calib_set: ..." (chorus calibrate writes it). */
+static void describe_env(const exp_t *e, const char *topo, exp_env_t *env) {
+  snprintf(env->host, sizeof env->host, "?");
+  gethostname(env->host, sizeof env->host);
+  time_t now = time(NULL);
+  strftime(env->date, sizeof env->date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+  snprintf(env->calib_set, sizeof env->calib_set, "%s", e->calibrate ? "calibrated (no calib_set line)" : "defaults");
+  FILE *f = e->calibrate ? fopen(topo, "r") : NULL;
+  char line[512];
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "-- calib_set: ", 14)) {
+      line[strcspn(line, "\n")] = 0;
+      snprintf(env->calib_set, sizeof env->calib_set, "%.250s", line + 14);
+      for (char *c = env->calib_set; *c; c++)
+        if (*c == ',') *c = ';';
+      break;
+    }
+  if (f) fclose(f);
 }
 
 int cmd_exp(int argc, char **argv) {
@@ -1000,20 +864,29 @@ int cmd_exp(int argc, char **argv) {
     up = 1;
   }
   if (e->calibrate && need_testbed && calibrate_testbed(e, outdir, topo, sizeof topo)) goto done;
-  int ran = run_all(e, pts, topo, outdir);
-  if (ran) {
-    if (ran == 130) rc = 130;
+  exp_env_t env = {0};
+  int ran = run_all(e, pts, topo, outdir, &env);
+  if (ran == 130) {
+    fprintf(stderr, "chorus exp: interrupted; taking the testbed down\n");
+    rc = 130;
     goto done;
   }
   if (up) {
     up = 0;
     if (testbed(e, "down", outdir) != 0) goto done;
   }
-  int misses = report(e, pts, outdir, topo);
+  describe_env(e, topo, &env);
+  char reason[1024];
+  int misses = exp_report(e, pts, &env, outdir, topo, reason, sizeof reason);
   if (misses < 0) goto done;
-  write_plots(e, pts, outdir);
+  exp_plots(e, pts, outdir);
   printf("\nresults: %s/compare.csv, %s/report.md\n", outdir, outdir);
-  rc = misses ? 3 : 0;
+  char why[256];
+  if (exp_noisy(&env, why, sizeof why)) printf("note: the machine was noisy during the run: %s\n", why);
+  if (ran) fprintf(stderr, "chorus exp: %s: a run failed: %s\n", e->name, reason);
+  else if (misses) printf("verdict: %s misses its targets: %s\n", e->name, reason);
+  else printf("verdict: %s meets its targets\n", e->name);
+  rc = ran ? 1 : misses ? 3 : 0;
 done:
   if (up) testbed(e, "down", outdir);
   free(pts);

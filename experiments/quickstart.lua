@@ -13,5 +13,5 @@ return {
   ranks = { 2 },
   channels = 1,
   min = "4K", max = "16M", factor = 4,
-  warmup = 10, iters = 40, repeats = 3, -- 2 and 8 measured outliers 2-5x low below 1 MiB (2026-12-03)
+  warmup = 10, iters = 40, repeats = 5, -- interleaved; the median and its interquartile range are reported
 }

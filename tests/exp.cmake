@@ -14,10 +14,14 @@ add_test(NAME exp_netns_interrupted_cleans_up
 # Without --out the committed results are left alone (issue 19).
 add_test(NAME exp_default_out_leaves_results
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_default_out.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/tiny.lua)
-set_tests_properties(exp_local_end_to_end exp_default_out_leaves_results PROPERTIES LABELS "integration" TIMEOUT 300)
+# Exit status by targets, interleaved repeats with their spread, a failed run beside a kept one (issue 19).
+add_test(NAME exp_verdict_and_partial
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_verdict.sh $<TARGET_FILE:chorus_cli> ${exp_dir})
+set_tests_properties(exp_local_end_to_end exp_default_out_leaves_results exp_verdict_and_partial PROPERTIES LABELS "integration" TIMEOUT 300)
 set_tests_properties(exp_netns_end_to_end exp_netns_interrupted_cleans_up PROPERTIES LABELS "integration;netns"
   SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
 set_property(TEST exp_local_end_to_end exp_netns_end_to_end exp_netns_interrupted_cleans_up exp_default_out_leaves_results
+  exp_verdict_and_partial
   APPEND PROPERTY ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies;CHORUS_SOURCE=${PROJECT_SOURCE_DIR};CHORUS_TIMEOUT=20")
 
 function(exp_bad stem regex)
@@ -30,6 +34,7 @@ exp_bad(algos "bad_algos.lua: field 'algos' entry 2 is not a string")
 exp_bad(collective "bad_collective.lua: field 'collectives' names 'allsum', not a collective")
 exp_bad(set "takes no parameter 'gpus'")
 exp_bad(io "bad_io.lua:2: .*io")
+exp_bad(targets "bad_targets.lua: field 'experiment.targets.large' must be a number")
 chorus_add_cli_test(exp_bad_missing_file LABELS unit;bad FAIL REGEX "no experiment 'nothere'" COMMAND exp run nothere)
 chorus_add_cli_test(exp_bad_argument LABELS unit;bad FAIL REGEX "unknown argument '--fast'" COMMAND exp run ${exp_dir}/tiny.lua --fast)
 

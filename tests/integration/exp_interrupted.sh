@@ -12,8 +12,8 @@ trap 'rm -rf "$out"' EXIT
 "$chorus" exp run "$exp" --out "$out" >"$out/stdout" 2>&1 &
 pid=$!
 # Wait until its testbed is up and a run has started, then interrupt.
-for _ in $(seq 100); do grep -q '^# run 1' "$out/stdout" 2>/dev/null && break; sleep 0.1; done
-grep -q '^# run 1' "$out/stdout" || { cat "$out/stdout"; echo "FAIL: the experiment never started a run"; kill -9 $pid; exit 1; }
+for _ in $(seq 100); do grep -q '^# repeat 1' "$out/stdout" 2>/dev/null && break; sleep 0.1; done
+grep -q '^# repeat 1' "$out/stdout" || { cat "$out/stdout"; echo "FAIL: the experiment never started a run"; kill -9 $pid; exit 1; }
 kill -INT $pid
 t0=$(date +%s)
 wait $pid

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# exp_verdict.sh CHORUS EXPDIR -- what `chorus exp run` promises about its
+# verdict and its measurements (issue 19): targets nobody can miss give exit
+# 0 and "meets its targets"; targets nobody can meet give exit 3 and a
+# reason naming the run and the regime; repeats are interleaved (run a, b,
+# a, b) and compare.csv carries the median inside its interquartile range
+# with the repeat count; a run that fails leaves exit 1, the other run's
+# rows in compare.csv and a report that names the failed one and its log.
+set -u
+chorus=$1 expdir=$2
+tmp=$(mktemp -d /tmp/chorus_verdict_XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+sed 's/TARGET_LARGE/1e6/; s/TARGET_SMALL/1e6/' "$expdir/verdict.lua" > "$tmp/lenient.lua"
+"$chorus" exp run "$tmp/lenient.lua" --out "$tmp/lenient" > "$tmp/lenient.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { cat "$tmp/lenient.log"; fail "lenient targets: exit $rc, expected 0"; }
+grep -q "verdict: verdict meets its targets" "$tmp/lenient.log" || fail "no 'meets its targets' line"
+# Interleaved: the measuring order is ring, tree, ring, tree, ...
+order=$(sed -n 's/^# repeat [0-9]*\/3, run [0-9]*\/2: allreduce-\([a-z]*\)-.*/\1/p' "$tmp/lenient.log" | tr '\n' ' ')
+[ "$order" = "ring tree ring tree ring tree " ] || fail "repeats not interleaved: $order"
+head -1 "$tmp/lenient/compare.csv" | grep -q 'measured_lo_GBps,measured_hi_GBps,set,channels,repeats,inside_spread,calib_set,label$' \
+  || fail "compare.csv header: $(head -1 "$tmp/lenient/compare.csv")"
+awk -F, 'NR > 1 { if (!($9 <= $6 && $6 <= $10)) { print "median " $6 " outside " $9 "-" $10; bad = 1 }
+                  if ($13 != 3) { print "repeats " $13; bad = 1 } if ($12 != 1) { print "channels " $12; bad = 1 } }
+         END { exit bad || NR != 7 }' "$tmp/lenient/compare.csv" || fail "compare.csv rows"
+grep -q '^Machine: ' "$tmp/lenient/report.md" || fail "report.md does not describe the machine"
+grep -q 'Inside the measured spread: ' "$tmp/lenient/report.md" || fail "report.md has no inside-spread figure"
+
+sed 's/TARGET_LARGE/0/; s/TARGET_SMALL/0/' "$expdir/verdict.lua" > "$tmp/strict.lua"
+"$chorus" exp run "$tmp/strict.lua" --out "$tmp/strict" > "$tmp/strict.log" 2>&1
+rc=$?
+[ $rc -eq 3 ] || { cat "$tmp/strict.log"; fail "impossible targets: exit $rc, expected 3"; }
+grep -q "verdict: verdict misses its targets: allreduce-ring-.* misses its targets (.*): .* the model is" "$tmp/strict.log" \
+  || fail "no reason for the miss: $(grep verdict: "$tmp/strict.log")"
+grep -q '^Why: ' "$tmp/strict/report.md" || fail "report.md does not explain the miss"
+
+"$chorus" exp run "$expdir/partial.lua" --out "$tmp/partial" > "$tmp/partial.log" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$tmp/partial.log"; fail "a failed run: exit $rc, expected 1"; }
+rows=$(awk -F, 'NR > 1 && $NF == "good"' "$tmp/partial/compare.csv" | wc -l)
+[ "$rows" -eq 3 ] || fail "the good run has $rows rows in compare.csv, expected 3"
+grep -q '^\*\*Failed\*\*: measuring failed (exit [0-9]*) at repeat 1 of 2, after 2 tries; its log is raw/broken.log' \
+  "$tmp/partial/report.md" || fail "report.md does not name the failed run: $(grep -A2 broken "$tmp/partial/report.md")"
+grep -q "unknown algorithm 'nosuch'" "$tmp/partial/raw/broken.log" || fail "the failed run's log lacks its error"
+echo "ok: verdicts 0 and 3 with reasons, interleaved repeats, a failed run reported beside a kept one"

@@ -201,11 +201,13 @@ typedef struct {
   int rows, misses;
 } cross_out_t;
 
+/* One crossing's row; judged: the pair was measured, so a crossing off
+ * target counts as a miss (predicted only: listed, not judged). */
 static void cross_row(const exp_t *e, const exp_run_t *a, const exp_run_t *b, double m, double p, const char *wrong,
-                      cross_out_t *o) {
+                      int judged, cross_out_t *o) {
   double ratio = m > 0 && p > 0 ? p / m : NAN;
   int on = !isnan(ratio) && ratio <= e->crossover_ratio && ratio >= 1.0 / e->crossover_ratio;
-  o->misses += !on;
+  o->misses += judged && !on;
   if (!o->rows++) {
     fprintf(o->md, "\n## Crossovers\n\nEvery size where the faster of two algorithms changes (interpolated; sizes "
                    "where the two cannot be told apart are ties and make no crossing; 0: no such crossing). "
@@ -229,7 +231,7 @@ static void cross_pair(const exp_t *e, int i, int j, const exp_points_t *pts, cr
   const exp_points_t *a = &pts[i], *b = &pts[j];
   int sm[EXP_MAX_POINTS] = {0}, sp[EXP_MAX_POINTS];
   double mc[EXP_MAX_CROSS], pc[EXP_MAX_CROSS];
-  int measured = a->measured && b->measured;
+  int measured = a->nrep && b->nrep;
   if (measured) winners(a, b, 1, sm);
   winners(a, b, 0, sp);
   int nm = measured ? crossings(a->bytes, a->meas, b->meas, sm, a->npoints, mc) : 0;
@@ -245,16 +247,13 @@ static void cross_pair(const exp_t *e, int i, int j, const exp_points_t *pts, cr
   pair_crossings(mc, nm, pc, np, pm);
   for (int c = 0; c < nm; c++) {
     if (pm[c] >= 0) taken[pm[c]] = 1;
-    cross_row(e, &e->runs[i], &e->runs[j], mc[c], pm[c] >= 0 ? pc[pm[c]] : 0, wrong, o);
+    cross_row(e, &e->runs[i], &e->runs[j], mc[c], pm[c] >= 0 ? pc[pm[c]] : 0, wrong, 1, o);
   }
-  /* A predicted crossing the measurement does not have is a miss too
-   * (only judged when the pair was measured). */
+  /* A predicted crossing the measurement does not have is a miss too. */
   for (int c = 0; c < np; c++)
-    if (!taken[c]) {
-      if (!measured) o->misses--; /* predicted only: listed, not judged */
-      cross_row(e, &e->runs[i], &e->runs[j], 0, pc[c], wrong, o);
-    }
-  if (!nm && !np && wrong[0]) cross_row(e, &e->runs[i], &e->runs[j], 0, 0, wrong, o);
+    if (!taken[c]) cross_row(e, &e->runs[i], &e->runs[j], 0, pc[c], wrong, measured, o);
+  /* No crossing, but the predicted winner is wrong somewhere: marked, not judged. */
+  if (!nm && !np && wrong[0]) cross_row(e, &e->runs[i], &e->runs[j], 0, 0, wrong, 0, o);
 }
 
 /* Every pair of runs in a group; returns the crossings off target. */

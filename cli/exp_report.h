@@ -35,14 +35,15 @@ typedef struct {
   int nruns;
 } exp_t;
 
-/* One run's points. Measured busbw per size and repeat; meas the median,
- * lo..hi the interquartile range (the spread a prediction is judged
- * inside). A run whose measurement failed keeps the repeats it completed. */
+/* One run's points. Measured busbw per size and repeat (nrep of them; 0:
+ * not measured); meas the median, lo..hi the interquartile range (the
+ * spread a prediction is judged inside). A run whose measurement failed
+ * keeps the repeats it completed. */
 typedef struct {
   size_t bytes[EXP_MAX_POINTS];
   double reps[EXP_MAX_POINTS][EXP_MAX_REPEATS];
   double meas[EXP_MAX_POINTS], lo[EXP_MAX_POINTS], hi[EXP_MAX_POINTS], pred[EXP_MAX_POINTS];
-  int nnodes, npoints, nrep, measured, predicted;
+  int nnodes, npoints, nrep, predicted;
   char failure[512]; /* empty, or what failed and where its log is */
 } exp_points_t;
 

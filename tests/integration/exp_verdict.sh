@@ -17,9 +17,9 @@ sed 's/TARGET_LARGE/1e6/; s/TARGET_SMALL/1e6/' "$expdir/verdict.lua" > "$tmp/len
 rc=$?
 [ $rc -eq 0 ] || { cat "$tmp/lenient.log"; fail "lenient targets: exit $rc, expected 0"; }
 grep -q "verdict: verdict meets its targets" "$tmp/lenient.log" || fail "no 'meets its targets' line"
-# Interleaved: the measuring order is ring, tree, ring, tree, ...
+# Interleaved: the measuring order is ring, hybrid, ring, hybrid, ...
 order=$(sed -n 's/^# repeat [0-9]*\/3, run [0-9]*\/2: allreduce-\([a-z]*\)-.*/\1/p' "$tmp/lenient.log" | tr '\n' ' ')
-[ "$order" = "ring tree ring tree ring tree " ] || fail "repeats not interleaved: $order"
+[ "$order" = "ring hybrid ring hybrid ring hybrid " ] || fail "repeats not interleaved: $order"
 head -1 "$tmp/lenient/compare.csv" | grep -q 'measured_lo_GBps,measured_hi_GBps,set,channels,repeats,inside_spread,calib_set,label$' \
   || fail "compare.csv header: $(head -1 "$tmp/lenient/compare.csv")"
 awk -F, 'NR > 1 { if (!($9 <= $6 && $6 <= $10)) { print "median " $6 " outside " $9 "-" $10; bad = 1 }

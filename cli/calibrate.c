@@ -18,10 +18,23 @@
  *   - an 8-byte allreduce on a one-rank communicator (the engine's fixed cost
  *     of one call with one op, no peer), and on all ranks with the ring
  *     algorithm (reported as a check of the model);
- *   - when every rank is on one host: ring allgather and reduce-scatter of
- *     256 KiB and 1 MiB (float sum, in the cache), the slowest rank's median
- *     call: the engine's own copies and reductions, whose slots one core
- *     writes and another reads (see copy_bw below).
+ *   - when every rank is on one host: ring broadcast and reduce from rank 0
+ *     of 1 and 4 MiB (float sum, in the cache) and of the kernels' buffer
+ *     size (past it), the slowest rank's median call: the engine's own
+ *     copies and reductions, whose slots one core writes and another reads
+ *     (see copy_bw below); across hosts, a ring broadcast of 16 MiB.
+ *
+ * Out of sample: the experiments validate allreduce, and a 2-rank ring
+ * allreduce is a reduce-scatter and an allgather, so none of those three
+ * sets a parameter (the only allreduce used is the 8-byte call on a
+ * one-rank communicator, which moves nothing between ranks: the cost of a
+ * call; the 8-byte ring allreduce on all ranks is printed as a check).
+ * Broadcast and reduce are one-way pipelines -- the point-to-point copy
+ * (or reduction) between cores, in the collective geometry the simulator
+ * replays -- and the written topology names them on its "-- calib_set:"
+ * line, which `chorus exp` copies into compare.csv. A ping-pong fit with
+ * R^2 under 0.9 or a size missed by more than 20% is a warning in the
+ * report and the file ("-- warning:"; chorus exp repeats it in report.md).
  * Per size the median of the R samples is fitted; every median has a
  * bootstrap 95% interval (GSL's MT19937, fixed seed: same data, same output).
  *
@@ -50,7 +63,7 @@
  *                  copy between cores itself (into a peer's slot, out of its
  *                  own) at this rate while the call's buffers fit in the
  *                  cache. On one host it is the rate at which the
- *                  simulator, replaying the measured ring allgather (1 and 4
+ *                  simulator, replaying the measured ring broadcast (1 and 4
  *                  MiB) on this very topology, gives back the measured time
  *                  (solved by bisection, per size; the geometric mean).
  *                  Such a copy reads or writes lines another core holds: on
@@ -62,8 +75,8 @@
  *   copy_local_bw <- the copy kernel's rate in the cache, all ranks at once:
  *                  a copy op between a rank's own buffers (an allgather's
  *                  own chunk) stays in its core.
- *   mem_bw      <- on one host, solved as copy_bw is on the ring allgather
- *                  and reduce-scatter past the cache (the kernels' buffer
+ *   mem_bw      <- on one host, solved as copy_bw is on the ring broadcast
+ *                  and reduce past the cache (the kernels' buffer
  *                  size, at most 256 MiB; the geometric mean of the two),
  *                  with copy_bw and reduce_bw fixed: the bytes of buffers
  *                  the host's memory reads and writes per second, which the
@@ -87,7 +100,7 @@
  *   rate        <- the socket ping-pong bandwidth B.
  *   reduce_bw   <- bytes of result per second (the unit topo.c documents):
  *                  on one host solved as copy_bw is, from the ring
- *                  reduce-scatter (1 and 4 MiB) with copy_bw fixed; otherwise the reduce
+ *                  reduce (1 and 4 MiB) with copy_bw fixed; otherwise the reduce
  *                  kernel's rate in the cache, all ranks at once.
  * A base topology that does not read one of these keeps its own value; the
  * written file marks each value the base does not read.
@@ -159,11 +172,12 @@
 #define CAL_ENGINE_BIG_MAX ((size_t)256 << 20)
 #define CAL_ENGINE_CALLS 20
 #define CAL_ENGINE_BIG_CALLS 3
-/* Across hosts: one ring allgather over every rank, for sock_bw (solve_net). */
+/* Across hosts: one ring broadcast over every rank, for sock_bw (solve_net). */
 #define CAL_NET_SIZE ((size_t)16 << 20)
 #define CAL_NET_CALLS 3
-enum { ENG_ALLGATHER = 0, ENG_REDUCESCATTER, ENG_N };
-static const chorus_coll_t eng_coll[ENG_N] = {chorus_allgather, chorus_reducescatter};
+enum { ENG_BCAST = 0, ENG_REDUCE, ENG_N };
+static const chorus_coll_t eng_coll[ENG_N] = {chorus_broadcast, chorus_reduce};
+static const char *const eng_name[ENG_N] = {"broadcast", "reduce"};
 
 enum { CLASS_SHM = 0, CLASS_SOCK, NCLASSES };
 static const char *const class_names[NCLASSES] = {"shm", "socket"};
@@ -191,10 +205,10 @@ typedef struct {
   size_t kbytes, cbytes, llc;
   int cinner, per_host; /* passes in the cache; ranks per host */
   int wake_ok;          /* wake_t was measured (both ends could pin themselves) */
-  double *eng_t[ENG_N]; /* [size * repeats + repeat]: ring allgather, reduce-scatter (seconds per call) */
+  double *eng_t[ENG_N]; /* [size * repeats + repeat]: ring broadcast, reduce (seconds per call) */
   size_t eng_size[CAL_ENGINE_NSIZES];
   int eng_ok;           /* eng_t was measured (every rank on one host) */
-  double *net_t;        /* [repeats]: ring allgather of CAL_NET_SIZE over hosts (seconds per call) */
+  double *net_t;        /* [repeats]: ring broadcast of CAL_NET_SIZE over hosts (seconds per call) */
   int net_ok;
 } cal_data_t;
 
@@ -473,12 +487,22 @@ static chorus_result_t overheads(cal_rank_t *R) {
   return barrier(R->comm);
 }
 
-/* Every rank on one host: ring allgather and reduce-scatter of each of
- * eng_size (two sizes in the cache, one past it), the slowest rank's median
- * of CAL_ENGINE_CALLS calls (CAL_ENGINE_BIG_CALLS past the cache) per
- * repeat. */
 static chorus_result_t net_calls(cal_rank_t *R);
 
+/* One timed call: ring broadcast (k = ENG_BCAST) or reduce, root 0. */
+static chorus_result_t engine_call(cal_rank_t *R, int k, const float *in, float *out, size_t count) {
+  return k == ENG_BCAST ? chorus_run_broadcast(in, out, count, chorus_float32, 0, R->comm, NULL)
+                        : chorus_run_reduce(in, out, count, chorus_float32, chorus_sum, 0, R->comm, NULL);
+}
+
+/* Every rank on one host: ring broadcast and reduce from rank 0 of each of
+ * eng_size (two sizes in the cache, one past it), the slowest rank's median
+ * of CAL_ENGINE_CALLS calls (CAL_ENGINE_BIG_CALLS past the cache) per
+ * repeat. A pipeline in one direction: each rank's thread copies (or
+ * reduces) every byte once, from a slot another core wrote -- the work the
+ * model charges at copy_bw and reduce_bw -- and no collective an experiment
+ * validates (allreduce, or its halves allgather and reduce-scatter) is among
+ * them. */
 static chorus_result_t engine_calls(cal_rank_t *R) {
   if (R->nhosts != 1) return net_calls(R);
   size_t big = R->d.kbytes < CAL_ENGINE_BIG_MAX ? R->d.kbytes : CAL_ENGINE_BIG_MAX;
@@ -495,17 +519,15 @@ static chorus_result_t engine_calls(cal_rank_t *R) {
   exec_force(R->comm, "ring", 1); /* what solve_engine replays */
   for (int k = 0; k < ENG_N && res == chorus_success; k++) {
     for (int i = 0; i < CAL_ENGINE_NSIZES && res == chorus_success; i++) {
-      size_t count = R->d.eng_size[i] / sizeof(float) / (size_t)R->nranks; /* per rank, as chorus perf counts */
+      size_t count = R->d.eng_size[i] / sizeof(float); /* the whole buffer moves, as chorus perf counts */
       int ncalls = i == CAL_ENGINE_NSIZES - 1 ? CAL_ENGINE_BIG_CALLS : CAL_ENGINE_CALLS;
       for (int w = 0; w < 2 && res == chorus_success; w++)
-        res = k == ENG_ALLGATHER ? chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL)
-                                 : chorus_run_reducescatter(in, out, count, chorus_float32, chorus_sum, R->comm, NULL);
+        res = engine_call(R, k, in, out, count);
       for (int r = 0; r < R->o->repeats && res == chorus_success; r++) {
         if ((res = barrier(R->comm)) != chorus_success) break;
         for (int j = 0; j < ncalls && res == chorus_success; j++) {
           double t0 = now_s();
-          res = k == ENG_ALLGATHER ? chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL)
-                                   : chorus_run_reducescatter(in, out, count, chorus_float32, chorus_sum, R->comm, NULL);
+          res = engine_call(R, k, in, out, count);
           calls[j] = now_s() - t0;
         }
         if (res != chorus_success) break;
@@ -521,26 +543,28 @@ static chorus_result_t engine_calls(cal_rank_t *R) {
   return res == chorus_success ? barrier(R->comm) : res;
 }
 
-/* Ranks on several hosts: a ring allgather of CAL_NET_SIZE over all of
- * them, the slowest rank's median of CAL_NET_CALLS calls per repeat. */
+/* Ranks on several hosts: a ring broadcast of CAL_NET_SIZE from rank 0
+ * over all of them (a chain that crosses every host boundary once in one
+ * direction; not the allreduce the experiments validate), the slowest
+ * rank's median of CAL_NET_CALLS calls per repeat. */
 static chorus_result_t net_calls(cal_rank_t *R) {
-  size_t bytes = CAL_NET_SIZE, count = bytes / sizeof(float) / (size_t)R->nranks;
+  size_t bytes = CAL_NET_SIZE, count = bytes / sizeof(float);
   float *in = NULL, *out = NULL;
   if (posix_memalign((void **)&in, 4096, bytes) || posix_memalign((void **)&out, 4096, bytes)) {
     free(in);
-    return err_set(chorus_out_of_memory, "rank %d: cannot allocate 2 x %zu bytes for the hosts' allgather", R->rank,
+    return err_set(chorus_out_of_memory, "rank %d: cannot allocate 2 x %zu bytes for the hosts' broadcast", R->rank,
                    bytes);
   }
   memset(in, 0, bytes);
   memset(out, 0, bytes);
   double calls[CAL_NET_CALLS];
   exec_force(R->comm, "ring", 1);
-  chorus_result_t res = chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL);
+  chorus_result_t res = engine_call(R, ENG_BCAST, in, out, count);
   for (int r = 0; r < R->o->repeats && res == chorus_success; r++) {
     if ((res = barrier(R->comm)) != chorus_success) break;
     for (int j = 0; j < CAL_NET_CALLS && res == chorus_success; j++) {
       double t0 = now_s();
-      res = chorus_run_allgather(in, out, count, chorus_float32, R->comm, NULL);
+      res = engine_call(R, ENG_BCAST, in, out, count);
       calls[j] = now_s() - t0;
     }
     if (res != chorus_success) break;
@@ -580,7 +604,7 @@ typedef struct {
   fit_ci_t eng[ENG_N][CAL_ENGINE_NSIZES]; /* measured seconds per call */
   double eng_rate[ENG_N][CAL_ENGINE_NSIZES];
   char engine_note[256]; /* why the solve was not used, when it was tried */
-  fit_ci_t net;          /* the hosts' ring allgather, seconds per call */
+  fit_ci_t net;          /* the hosts' ring broadcast, seconds per call */
   double sock_bw;        /* solved (solve_net), 0: not */
   char net_note[256];
   const char *step_lat_from;
@@ -785,8 +809,8 @@ static double solve_rate(const char *file, const char *base_sets, const char *na
   return exp(0.5 * (lo + hi));
 }
 
-/* On one host: copy_bw from the measured ring allgather in the cache, then
- * reduce_bw from the reduce-scatter with that copy_bw, then mem_bw from
+/* On one host: copy_bw from the measured ring broadcast in the cache, then
+ * reduce_bw from the ring reduce with that copy_bw, then mem_bw from
  * both past the cache with the two rates fixed: each the rate at which the
  * simulator on the topology being written gives back the measured time (the
  * geometric mean of its sizes, or of the two collectives for mem_bw). The
@@ -817,8 +841,8 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
   int ok = write_topology(o, R, r, path) == 0;
   if (!ok) snprintf(err, sizeof err, "the temporary topology %s could not be written", path);
   for (int k = 0; k < ENG_N && ok; k++) {
-    planner_req_t req = {.algo = "ring", .coll = eng_coll[k], .nranks = R->nranks, .shape = &R->comm->shape,
-                         .nchannels = 1};
+    planner_req_t req = {.algo = "ring", .coll = eng_coll[k], .nranks = R->nranks, .root = 0,
+                         .shape = &R->comm->shape, .nchannels = 1};
     planner_err_t perr;
     if (plan_cache_get(R->comm->cache, &req, 1, &plans[k], &perr) != chorus_success) {
       snprintf(err, sizeof err, "%s", perr.msg);
@@ -829,9 +853,9 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
   static const struct {
     const char *name;
     int k0, k1, i0, i1;
-  } solve[3] = {{"copy_bw", ENG_ALLGATHER, ENG_ALLGATHER, 0, 1},
-                {"reduce_bw", ENG_REDUCESCATTER, ENG_REDUCESCATTER, 0, 1},
-                {"mem_bw", ENG_ALLGATHER, ENG_REDUCESCATTER, 2, 2}};
+  } solve[3] = {{"copy_bw", ENG_BCAST, ENG_BCAST, 0, 1},
+                {"reduce_bw", ENG_REDUCE, ENG_REDUCE, 0, 1},
+                {"mem_bw", ENG_BCAST, ENG_REDUCE, 2, 2}};
   double solved[3] = {0};
   for (int v = 0; v < 3 && ok; v++) {
     char sets[256];
@@ -843,7 +867,7 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
     int n = 0;
     for (int k = solve[v].k0; k <= solve[v].k1 && ok; k++)
       for (int i = solve[v].i0; i <= solve[v].i1 && ok; i++) {
-        size_t count = R->d.eng_size[i] / sizeof(float) / (size_t)R->nranks;
+        size_t count = R->d.eng_size[i] / sizeof(float);
         double x = solve_rate(path, sets, solve[v].name, buffsize, plans[k], count, r->eng[k][i].median, err,
                               sizeof err);
         if (!(x > 0)) {
@@ -866,7 +890,7 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
 
 /* Across hosts: sock_bw, the rate at which the cores move the hosts' socket
  * traffic (netns.lua), solved so that the simulator on the topology being
- * written gives back the measured ring allgather over all ranks. A model
+ * written gives back the measured ring broadcast over all ranks. A model
  * that is slower than measured even without that limit (the links limit
  * it) keeps the base's default, and net_note says so. */
 static void solve_net(const cal_opts_t *o, const cal_rank_t *R, cal_result_t *r) {
@@ -889,8 +913,8 @@ static void solve_net(const cal_opts_t *o, const cal_rank_t *R, cal_result_t *r)
   if (base_reads(o->base_text, "cores"))
     snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%scores=%ld", sets[0] ? "," : "",
              sysconf(_SC_NPROCESSORS_ONLN));
-  planner_req_t req = {.algo = "ring", .coll = chorus_allgather, .nranks = R->nranks, .shape = &R->comm->shape,
-                       .nchannels = 1};
+  planner_req_t req = {.algo = "ring", .coll = chorus_broadcast, .nranks = R->nranks, .root = 0,
+                       .shape = &R->comm->shape, .nchannels = 1};
   planner_err_t perr;
   const plan_t *p;
   double x = 0;
@@ -900,7 +924,7 @@ static void solve_net(const cal_opts_t *o, const cal_rank_t *R, cal_result_t *r)
     snprintf(err, sizeof err, "%s", perr.msg);
   else
     x = solve_rate(path, sets, "sock_bw", R->comm->geom.buffsize, p,
-                   CAL_NET_SIZE / sizeof(float) / (size_t)R->nranks, r->net.median, err, sizeof err);
+                   CAL_NET_SIZE / sizeof(float), r->net.median, err, sizeof err);
   unlink(path);
   if (x > 0)
     r->sock_bw = x;
@@ -960,11 +984,11 @@ static void print_rates(const cal_opts_t *o, const cal_rank_t *R, const cal_resu
   if (R->d.eng_ok) {
     for (int k = 0; k < ENG_N; k++)
       for (int i = 0; i < CAL_ENGINE_NSIZES; i++) {
-        printf("  ring %-13s %6zu KiB  %10.3f us [%.3f, %.3f]", k == ENG_ALLGATHER ? "allgather" : "reducescatter",
+        printf("  ring %-9s %6zu KiB  %10.3f us [%.3f, %.3f]", eng_name[k],
                R->d.eng_size[i] >> 10, r->eng[k][i].median * 1e6, r->eng[k][i].lo * 1e6, r->eng[k][i].hi * 1e6);
         if (r->engine_solved)
           printf("  -> %s %.3f GB/s",
-                 i == CAL_ENGINE_NSIZES - 1 ? "mem_bw" : k == ENG_ALLGATHER ? "copy_bw" : "reduce_bw",
+                 i == CAL_ENGINE_NSIZES - 1 ? "mem_bw" : k == ENG_BCAST ? "copy_bw" : "reduce_bw",
                  r->eng_rate[k][i] / 1e9);
         printf("\n");
       }
@@ -975,11 +999,11 @@ static void print_rates(const cal_opts_t *o, const cal_rank_t *R, const cal_resu
 static void print_params(const cal_rank_t *R, const cal_result_t *r) {
   printf("#\n# simulator parameters\n");
   if (r->engine_solved) {
-    printf("  copy_bw      %9.3f GB/s  the model's rate for the ring allgather measured (kernel in the cache %.3f)\n",
+    printf("  copy_bw      %9.3f GB/s  the model's rate for the ring broadcast measured (kernel in the cache %.3f)\n",
            r->copy_bw / 1e9, r->ccopy.median / 1e9);
     printf("  copy_local_bw %8.3f GB/s  copy kernel in the cache (a copy between a rank's own buffers)\n",
            r->ccopy.median / 1e9);
-    printf("  reduce_bw    %9.3f GB/s  the model's rate for the ring reduce-scatter measured (kernel in the cache "
+    printf("  reduce_bw    %9.3f GB/s  the model's rate for the ring reduce measured (kernel in the cache "
            "%.3f)\n",
            r->reduce_bw / 1e9, r->creduce.median / 1e9);
     printf("  mem_bw       %9.3f GB/s  the model's memory for both past the cache (2 x copy kernel x %d ranks %.3f)\n",
@@ -1003,7 +1027,7 @@ static void print_params(const cal_rank_t *R, const cal_result_t *r) {
   printf("  step_lat     %9.3f us    +- %.3f  %s%s\n", r->step_lat * 1e6, r->cls[CLASS_SHM].alpha_ci * 1e6,
          r->step_lat_from, r->step_lat_clamped ? " (negative: clamped to 0)" : "");
   if (R->d.net_ok) {
-    printf("  ring allgather %zu MiB over %d hosts %10.3f us [%.3f, %.3f]", CAL_NET_SIZE >> 20, R->nhosts,
+    printf("  ring broadcast %zu MiB over %d hosts %10.3f us [%.3f, %.3f]", CAL_NET_SIZE >> 20, R->nhosts,
            r->net.median * 1e6, r->net.lo * 1e6, r->net.hi * 1e6);
     if (r->sock_bw > 0)
       printf("  -> sock_bw %.3f GB/s (the cores' socket traffic, both directions)\n", r->sock_bw / 1e9);
@@ -1018,12 +1042,33 @@ static void print_params(const cal_rank_t *R, const cal_result_t *r) {
   }
 }
 
+/* A fit too poor to use silently: R^2 under CAL_WARN_R2 or a size missed by
+ * more than CAL_WARN_RESID. */
+#define CAL_WARN_R2 0.9
+#define CAL_WARN_RESID 0.20
+static int class_poor(const class_fit_t *k) { return k->present && (k->r2 < CAL_WARN_R2 || k->max_resid > CAL_WARN_RESID); }
+
+/* One line per poor fit, after `prefix` ("-- warning: " in the written file,
+ * "# warning: " in the report); chorus exp copies the file's into
+ * report.md. */
+static void fit_warnings(FILE *f, const char *prefix, const cal_result_t *r) {
+  for (int c = 0; c < NCLASSES; c++) {
+    const class_fit_t *k = &r->cls[c];
+    if (!class_poor(k)) continue;
+    fprintf(f, "%s%s ping-pong fit is poor (R^2 %.3f, a size missed by %.1f%%; limits %.2f and %.0f%%): %s\n", prefix,
+            class_names[c], k->r2, k->max_resid * 100, CAL_WARN_R2, CAL_WARN_RESID * 100,
+            c == CLASS_SHM ? "step_lat (its alpha) is uncertain"
+                           : "rate and delay (its bandwidth and alpha) are uncertain");
+  }
+}
+
 static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
   printf("# chorus calibrate: %d ranks on %d hosts, %d sizes %zu..%zu B, %d repeats, kernels %s\n", R->nranks,
          R->nhosts, o->nsizes, o->sizes[0], o->sizes[o->nsizes - 1], o->repeats, kern_isa());
   for (int c = 0; c < NCLASSES; c++) print_class(o, R, r, c);
   print_rates(o, R, r);
   print_params(R, r);
+  fit_warnings(stdout, "# warning: ", r);
   fflush(stdout);
 }
 
@@ -1055,6 +1100,20 @@ typedef struct {
   char why[200];
 } cal_entry_t;
 
+/* "-- calib_set: ...": the measurements the written parameters came from,
+ * one line (chorus exp copies it into compare.csv's calib_set column). */
+static void calib_set_line(FILE *f, const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
+  fprintf(f, "-- calib_set: ");
+  if (r->cls[CLASS_SHM].present) fprintf(f, "shm ping-pong %zu B-%zu MiB, ", o->sizes[0], o->sizes[o->nsizes - 1] >> 20);
+  if (r->cls[CLASS_SOCK].present) fprintf(f, "socket ping-pong %zu B-%zu MiB, ", o->sizes[0], o->sizes[o->nsizes - 1] >> 20);
+  fprintf(f, "copy and reduce kernels, 1-rank 8 B call");
+  if (r->engine_solved)
+    fprintf(f, ", ring broadcast and reduce of %zu %zu %zu MiB on %d ranks", R->d.eng_size[0] >> 20,
+            R->d.eng_size[1] >> 20, R->d.eng_size[2] >> 20, R->nranks);
+  if (r->sock_bw > 0) fprintf(f, ", ring broadcast of %zu MiB over %d hosts", (size_t)CAL_NET_SIZE >> 20, R->nhosts);
+  fprintf(f, " (no allreduce, allgather or reduce-scatter)\n");
+}
+
 /* The file's opening comment: when, where, how, and the fits' quality. */
 static void write_notes(FILE *f, const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
   char date[64], host[256] = "unknown", cpu[256];
@@ -1067,7 +1126,10 @@ static void write_notes(FILE *f, const cal_opts_t *o, const cal_rank_t *R, const
   fprintf(f, "-- Calibrated topology, written by `chorus calibrate` on %s.\n", date);
   fprintf(f, "-- machine: %s, %s; %d ranks on %d hosts; kernels %s\n", host, cpu, R->nranks, R->nhosts, kern_isa());
   fprintf(f, "-- command: %s\n", o->cmdline);
-  fprintf(f, "-- base: %s\n--\n", o->topo_path);
+  fprintf(f, "-- base: %s\n", o->topo_path);
+  calib_set_line(f, o, R, r);
+  fit_warnings(f, "-- warning: ", r);
+  fprintf(f, "--\n");
   fprintf(f, "-- How it works: a topology script cannot read another file (the sandbox only\n"
              "-- lets it require topologies/lib modules), so the base is copied below verbatim,\n"
              "-- after a local `param` that shadows the loader's: a name in `calibrated` gets\n"
@@ -1102,9 +1164,9 @@ static int rate_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t 
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->copy_bw / 1e9);
   if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
-             "the model's rate for the ring allgather measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache %.2f)",
-             R->d.eng_size[0] >> 10, r->eng_rate[ENG_ALLGATHER][0] / 1e9, R->d.eng_size[1] >> 10,
-             r->eng_rate[ENG_ALLGATHER][1] / 1e9, r->ccopy.median / 1e9);
+             "the model's rate for the ring broadcast measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache %.2f)",
+             R->d.eng_size[0] >> 10, r->eng_rate[ENG_BCAST][0] / 1e9, R->d.eng_size[1] >> 10,
+             r->eng_rate[ENG_BCAST][1] / 1e9, r->ccopy.median / 1e9);
   else
     snprintf(e[n].why, sizeof e[n].why, "copy kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
              r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
@@ -1118,10 +1180,10 @@ static int rate_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t 
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->reduce_bw / 1e9);
   if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
-             "the model's rate for the ring reduce-scatter measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache "
+             "the model's rate for the ring reduce measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache "
              "%.2f)",
-             R->d.eng_size[0] >> 10, r->eng_rate[ENG_REDUCESCATTER][0] / 1e9, R->d.eng_size[1] >> 10,
-             r->eng_rate[ENG_REDUCESCATTER][1] / 1e9, r->creduce.median / 1e9);
+             R->d.eng_size[0] >> 10, r->eng_rate[ENG_REDUCE][0] / 1e9, R->d.eng_size[1] >> 10,
+             r->eng_rate[ENG_REDUCE][1] / 1e9, r->creduce.median / 1e9);
   else
     snprintf(e[n].why, sizeof e[n].why, "reduce kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
              r->creduce.lo / 1e9, r->creduce.hi / 1e9);
@@ -1130,9 +1192,9 @@ static int rate_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t 
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->mem_bw / 1e9);
   if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
-             "the model's memory for the ring allgather %.2f and reduce-scatter %.2f of %zu MiB (2 x copy kernel x %d "
+             "the model's memory for the ring broadcast %.2f and reduce %.2f of %zu MiB (2 x copy kernel x %d "
              "ranks %.2f)",
-             r->eng_rate[ENG_ALLGATHER][2] / 1e9, r->eng_rate[ENG_REDUCESCATTER][2] / 1e9, R->d.eng_size[2] >> 20,
+             r->eng_rate[ENG_BCAST][2] / 1e9, r->eng_rate[ENG_REDUCE][2] / 1e9, R->d.eng_size[2] >> 20,
              R->d.per_host, r->mem_bw_kernel / 1e9);
   else
     snprintf(e[n].why, sizeof e[n].why, "2 x copy kernel rate x %d ranks of the host, %zu MiB buffers", R->d.per_host,
@@ -1183,7 +1245,7 @@ static int latency_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry
   if (r->sock_bw > 0) {
     e[n] = (cal_entry_t){"sock_bw", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->sock_bw / 1e9);
-    snprintf(e[n].why, sizeof e[n].why, "the model's socket traffic for the ring allgather of %zu MiB over %d hosts, %.1f us",
+    snprintf(e[n].why, sizeof e[n].why, "the model's socket traffic for the ring broadcast of %zu MiB over %d hosts, %.1f us",
              CAL_NET_SIZE >> 20, R->nhosts, r->net.median * 1e6);
     n++;
   }
@@ -1249,12 +1311,12 @@ static int write_csv(const cal_opts_t *o, const cal_rank_t *R) {
   }
   if (R->d.net_ok)
     for (int r = 0; r < o->repeats; r++)
-      fprintf(f, "ring_allgather_hosts,-1,%zu,%d,%d,%.6f,us\n", CAL_NET_SIZE, CAL_NET_CALLS, r, R->d.net_t[r] * 1e6);
+      fprintf(f, "ring_broadcast_hosts,-1,%zu,%d,%d,%.6f,us\n", CAL_NET_SIZE, CAL_NET_CALLS, r, R->d.net_t[r] * 1e6);
   if (R->d.eng_ok)
     for (int k = 0; k < ENG_N; k++)
       for (int i = 0; i < CAL_ENGINE_NSIZES; i++)
         for (int r = 0; r < o->repeats; r++)
-          fprintf(f, "ring_%s,-1,%zu,%d,%d,%.6f,us\n", k == ENG_ALLGATHER ? "allgather" : "reducescatter",
+          fprintf(f, "ring_%s,-1,%zu,%d,%d,%.6f,us\n", eng_name[k],
                   R->d.eng_size[i], i == CAL_ENGINE_NSIZES - 1 ? CAL_ENGINE_BIG_CALLS : CAL_ENGINE_CALLS, r,
                   R->d.eng_t[k][i * o->repeats + r] * 1e6);
   if (fclose(f) != 0) {
@@ -1352,7 +1414,9 @@ static int usage(FILE *f) {
              "fits latency and bandwidth per link class (least squares, two pieces where one line does not\n"
              "fit) and prints them with 95%% confidence intervals, R^2 and residuals. On one host the\n"
              "written copy_bw and reduce_bw are the rates at which the simulator gives back the measured\n"
-             "ring allgather and reduce-scatter (256 KiB, 1 MiB): the engine's copies between cores.\n\n"
+             "ring broadcast and reduce (1 and 4 MiB; mem_bw past the cache): the engine's copies and\n"
+             "reductions between cores, one way. No allreduce, allgather or reduce-scatter is measured:\n"
+             "the experiments validate those.\n\n"
              "  -n N           fork N local ranks (default: the launcher's ranks, else 2)\n"
              "  --sizes A:B    message sizes from A to B bytes, doubling (K, M, G suffixes; default 8:64M)\n"
              "  --repeats R    samples per size, 2 or more (default 5): medians and bootstrap CIs\n"

@@ -788,14 +788,18 @@ static void describe_env(const exp_t *e, const char *topo, exp_env_t *env) {
   snprintf(env->calib_set, sizeof env->calib_set, "%s", e->calibrate ? "calibrated (no calib_set line)" : "defaults");
   FILE *f = e->calibrate ? fopen(topo, "r") : NULL;
   char line[512];
-  while (f && fgets(line, sizeof line, f))
+  env->calib_warn[0] = 0;
+  while (f && fgets(line, sizeof line, f) && !strncmp(line, "--", 2)) { /* the header comment */
+    line[strcspn(line, "\n")] = 0;
     if (!strncmp(line, "-- calib_set: ", 14)) {
-      line[strcspn(line, "\n")] = 0;
       snprintf(env->calib_set, sizeof env->calib_set, "%.250s", line + 14);
       for (char *c = env->calib_set; *c; c++)
         if (*c == ',') *c = ';';
-      break;
+    } else if (!strncmp(line, "-- warning: ", 12)) {
+      size_t n = strlen(env->calib_warn);
+      snprintf(env->calib_warn + n, sizeof env->calib_warn - n, "%s\n", line + 12);
     }
+  }
   if (f) fclose(f);
 }
 

@@ -299,6 +299,12 @@ static void write_header(const exp_t *e, const exp_env_t *env, const char *topo,
               "/ measured.\n\nMachine: %s%s; load average %.2f before, %.2f after.\n",
           env->host, env->date, e->testbed == TESTBED_LOCAL ? "local processes" : "network namespaces", topo,
           env->calib_set, e->repeats, noisy ? "**noisy**: " : "quiet: ", why, env->load_start, env->load_end);
+  /* A poor calibration fit is said, never used silently. */
+  for (const char *w = env->calib_warn; *w;) {
+    size_t n = strcspn(w, "\n");
+    fprintf(md, "\n**Calibration warning**: %.*s.\n", (int)n, w);
+    w += n + (w[n] == '\n');
+  }
   fprintf(md, "\nFidelity is given two ways: **strict**, the median |error| against the measured median (the targets "
               "are judged on it), and **inside spread**, the share of points predicted inside the measured "
               "interquartile range.\n");

@@ -56,6 +56,7 @@ typedef struct {
   long cores;
   char host[256], date[64];
   char calib_set[256]; /* where the topology's parameters came from */
+  char calib_warn[1024]; /* the calibration's "-- warning:" lines, one per line; "" when none */
 } exp_env_t;
 
 /* The verdict of one run against its targets. */

@@ -7,7 +7,9 @@
 -- share the memory's `mem_bw` (buffer bytes read and written). Defaults:
 -- `chorus calibrate -n 2` on the 2-vCPU EPYC of 2026-12-03 18:05 UTC, whose
 -- copy_bw, reduce_bw and mem_bw are the rates at which this model gives back
--- the engine's measured ring allgather and reduce-scatter (1-4 MiB, 64 MiB)
+-- the engine's measured ring allgather and reduce-scatter (1-4 MiB, 64 MiB;
+-- since 2026-12-06 `chorus calibrate` solves them on ring broadcast and
+-- reduce instead, so that no validated collective calibrates itself)
 -- and copy_local_bw the copy kernel in a core's cache; the step latency
 -- the shm ping-pong's alpha less the op overhead.
 --

@@ -30,7 +30,7 @@ local op_overhead = param("op_overhead", "0.5us")
 -- socket proxies. `sock_bw` is what the cores move that way per second, both
 -- directions together, shared by the hosts: each host's traffic crosses a
 -- half-duplex link of its share on its way to its veth. `chorus calibrate`
--- solves it on the engine's ring allgather over all hosts; unset ("", the
+-- solves it on the engine's ring broadcast over all hosts; unset ("", the
 -- default), the cores are no limit.
 local sock_bw = param("sock_bw", "")
 device { name = "br0", kind = "switch" }

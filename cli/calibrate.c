@@ -1046,7 +1046,9 @@ static void print_params(const cal_rank_t *R, const cal_result_t *r) {
  * more than CAL_WARN_RESID. */
 #define CAL_WARN_R2 0.9
 #define CAL_WARN_RESID 0.20
-static int class_poor(const class_fit_t *k) { return k->present && (k->r2 < CAL_WARN_R2 || k->max_resid > CAL_WARN_RESID); }
+static int class_poor(const class_fit_t *k) {
+  return k->present && (k->r2 < CAL_WARN_R2 || k->max_resid > CAL_WARN_RESID);
+}
 
 /* One line per poor fit, after `prefix` ("-- warning: " in the written file,
  * "# warning: " in the report); chorus exp copies the file's into
@@ -1104,8 +1106,9 @@ typedef struct {
  * one line (chorus exp copies it into compare.csv's calib_set column). */
 static void calib_set_line(FILE *f, const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {
   fprintf(f, "-- calib_set: ");
-  if (r->cls[CLASS_SHM].present) fprintf(f, "shm ping-pong %zu B-%zu MiB, ", o->sizes[0], o->sizes[o->nsizes - 1] >> 20);
-  if (r->cls[CLASS_SOCK].present) fprintf(f, "socket ping-pong %zu B-%zu MiB, ", o->sizes[0], o->sizes[o->nsizes - 1] >> 20);
+  for (int c = 0; c < NCLASSES; c++)
+    if (r->cls[c].present)
+      fprintf(f, "%s ping-pong %zu B-%zu MiB, ", class_names[c], o->sizes[0], o->sizes[o->nsizes - 1] >> 20);
   fprintf(f, "copy and reduce kernels, 1-rank 8 B call");
   if (r->engine_solved)
     fprintf(f, ", ring broadcast and reduce of %zu %zu %zu MiB on %d ranks", R->d.eng_size[0] >> 20,

@@ -643,12 +643,70 @@ static void summarise(exp_points_t *p) {
   }
 }
 
+/* The streaming rates a calibrated topology wrote (copy_bw, reduce_bw,
+ * mem_bw), as "copy_bw 31.03GB/s, ...": the report shows them per round. */
+static void read_rates(const char *path, char *out, size_t len) {
+  static const char *const names[] = {"copy_bw", "reduce_bw", "mem_bw"};
+  out[0] = 0;
+  FILE *f = fopen(path, "r");
+  char line[512];
+  while (f && fgets(line, sizeof line, f)) {
+    for (int k = 0; k < 3; k++) {
+      char name[32], value[64];
+      if (sscanf(line, " %31[a-z_] = \"%63[^\"]\"", name, value) == 2 && !strcmp(name, names[k])) {
+        size_t n = strlen(out);
+        snprintf(out + n, len - n, "%s%s %s", n ? ", " : "", name, value);
+      }
+    }
+    if (!strncmp(line, "-- ---- the base topology", 25)) break;
+  }
+  if (f) fclose(f);
+}
+
+/* `calibrate = true`: chorus calibrate on the testbed, on the base topology
+ * `topo`, before round `round` of repeats (from 0), so that each round is
+ * predicted on the machine as it was then (these VMs change speed within
+ * minutes). Round 0 writes OUTDIR/calibrated.lua, round k
+ * OUTDIR/raw/calibrated.K+1.lua; env gets its path and rates. 0, or -1
+ * after a message. */
+static int calibrate_testbed(const exp_t *e, const char *outdir, const char *topo, int round, exp_env_t *env) {
+  char log[1400], n[16];
+  char *cal = env->cal_topo[round];
+  if (round == 0) snprintf(cal, sizeof env->cal_topo[0], "%s/calibrated.lua", outdir);
+  else snprintf(cal, sizeof env->cal_topo[0], "%s/raw/calibrated.%d.lua", outdir, round + 1);
+  snprintf(log, sizeof log, "%s/raw/calibrate.%d.log", outdir, round + 1);
+  snprintf(n, sizeof n, "%d", e->runs[0].nranks);
+  char *argv_local[] = {self_exe, (char *)"calibrate", (char *)"-n", n, (char *)"--topo", (char *)topo,
+                        (char *)"--out", cal, NULL};
+  char ppn[16];
+  snprintf(ppn, sizeof ppn, "%d", e->ppn);
+  char *argv_ns[] = {testbed_script, (char *)"launch", tb_name, ppn, (char *)"--", self_exe,
+                     (char *)"calibrate", (char *)"--topo", (char *)topo, (char *)"--out", cal, NULL};
+  printf("# calibrating %d/%d (chorus calibrate, log %s)\n", round + 1, e->repeats, log);
+  fflush(stdout);
+  int crc = run_child(e->testbed == TESTBED_NETNS ? argv_ns : argv_local, log, NULL);
+  if (crc != 0) {
+    if (interrupted) return -1;
+    fprintf(stderr, "chorus exp: calibration failed (exit %d); its log, %s:\n", crc, log);
+    tail_log(log, 10);
+    return -1;
+  }
+  read_rates(cal, env->cal_rates[round], sizeof env->cal_rates[round]);
+  env->ncal = round + 1;
+  return 0;
+}
+
 /* Every measured run, repeats interleaved: round k measures each run once,
- * so a busy second hits every algorithm alike. A run that fails is left out
- * of later rounds; the others go on. Returns 130 when interrupted, else 0. */
-static int measure_all(const exp_t *e, exp_points_t *pts, const char *outdir, exp_env_t *env) {
-  for (int rep = 0; rep < e->repeats && !interrupted; rep++) {
+ * so a busy second hits every algorithm alike; with calibrate = true, round
+ * k is calibrated first. A run that fails is left out of later rounds; the
+ * others go on. Returns 130 when interrupted, -1 when a calibration failed,
+ * else 0. */
+static int measure_all(const exp_t *e, exp_points_t *pts, const char *topo, const char *outdir, exp_env_t *env) {
+  int measured = 0;
+  for (int i = 0; i < e->nruns; i++) measured |= e->runs[i].measure;
+  for (int rep = 0; rep < e->repeats && !interrupted && measured; rep++) {
     env->probe[env->nprobe++] = probe_copy();
+    if (e->calibrate && calibrate_testbed(e, outdir, topo, rep, env) != 0) return interrupted ? 130 : -1;
     for (int i = 0; i < e->nruns && !interrupted; i++) {
       const exp_run_t *r = &e->runs[i];
       if (!r->measure || pts[i].failure[0]) continue;
@@ -662,12 +720,16 @@ static int measure_all(const exp_t *e, exp_points_t *pts, const char *outdir, ex
   return interrupted ? 130 : 0;
 }
 
-/* Predict one run: chorus sim into raw/LABEL.predicted.csv, joined with its
- * measured sizes. 0, or -1 with failure set. */
-static int predict_run(const exp_t *e, const exp_run_t *r, const char *topo, const char *outdir, exp_points_t *pts) {
+/* Predict one run on topology `topo`: chorus sim into
+ * raw/LABEL.predicted.csv (raw/LABEL.predicted.K.csv for round K's
+ * calibration, round > 0), joined with its measured sizes into
+ * pts->preds[][npred]. 0, or -1 with failure set. */
+static int predict_one(const exp_t *e, const exp_run_t *r, const char *topo, int round, const char *outdir,
+                       exp_points_t *pts) {
   char log[1600], csv[1600];
   snprintf(log, sizeof log, "%s/raw/%s.log", outdir, r->label);
-  snprintf(csv, sizeof csv, "%s/raw/%s.predicted.csv", outdir, r->label);
+  if (round > 0) snprintf(csv, sizeof csv, "%s/raw/%s.predicted.%d.csv", outdir, r->label, round);
+  else snprintf(csv, sizeof csv, "%s/raw/%s.predicted.csv", outdir, r->label);
   int rc = predict(e, r, topo, csv, log);
   size_t b[EXP_MAX_POINTS];
   double bw[EXP_MAX_POINTS];
@@ -677,8 +739,11 @@ static int predict_run(const exp_t *e, const exp_run_t *r, const char *topo, con
   else if (n <= 0 || (pts->nrep && n != pts->npoints))
     snprintf(pts->failure, sizeof pts->failure, "raw/%s.predicted.csv has %d rows, the measurement %d", r->label, n,
              pts->npoints);
+  else if (pts->npred && n != pts->npoints)
+    snprintf(pts->failure, sizeof pts->failure, "raw/%s.predicted.%d.csv has %d rows, round 1's %d", r->label, round,
+             n, pts->npoints);
   for (int i = 0; i < n && !pts->failure[0]; i++)
-    if (pts->nrep && b[i] != pts->bytes[i])
+    if ((pts->nrep || pts->npred) && b[i] != pts->bytes[i])
       snprintf(pts->failure, sizeof pts->failure, "predicted size %zu is not measured size %zu", b[i], pts->bytes[i]);
   if (pts->failure[0]) {
     if (interrupted) return -1;
@@ -686,25 +751,45 @@ static int predict_run(const exp_t *e, const exp_run_t *r, const char *topo, con
     if (rc != 0) tail_log(log, 10);
     return -1;
   }
-  for (int i = 0; i < n; i++) pts->bytes[i] = b[i], pts->pred[i] = bw[i];
+  for (int i = 0; i < n; i++) pts->bytes[i] = b[i], pts->preds[i][pts->npred] = bw[i];
   pts->npoints = n;
-  pts->predicted = 1;
+  pts->npred++;
   if (!pts->nnodes) pts->nnodes = nn;
   return 0;
 }
 
-/* Measure every run (interleaved), then predict each: 0 when all ran, 1
- * when some run failed (the others are reported), 130 when interrupted. */
+/* Predict one run on every round's calibration (or once on the base
+ * topology): its prediction per size is their median. 0, or -1 with
+ * failure set. */
+static int predict_run(const exp_t *e, const exp_run_t *r, const char *topo, const char *outdir, const exp_env_t *env,
+                       exp_points_t *pts) {
+  int nt = env->ncal ? env->ncal : 1;
+  for (int k = 0; k < nt; k++)
+    if (predict_one(e, r, env->ncal ? env->cal_topo[k] : topo, k == 0 ? 0 : k + 1, outdir, pts) != 0) return -1;
+  for (int i = 0; i < pts->npoints; i++) {
+    double v[EXP_MAX_REPEATS];
+    memcpy(v, pts->preds[i], sizeof(double) * (size_t)pts->npred);
+    pts->pred[i] = exp_median(v, pts->npred);
+  }
+  pts->predicted = 1;
+  return 0;
+}
+
+/* Measure every run (interleaved, each round calibrated first when the
+ * experiment calibrates), then predict each: 0 when all ran, 1 when some
+ * run failed (the others are reported), 130 when interrupted, -1 when a
+ * calibration failed. */
 static int run_all(const exp_t *e, exp_points_t *pts, const char *topo, const char *outdir, exp_env_t *env) {
   getloadavg(&env->load_start, 1);
   env->cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (measure_all(e, pts, outdir, env) == 130) return 130;
+  int m = measure_all(e, pts, topo, outdir, env);
+  if (m != 0) return m;
   getloadavg(&env->load_end, 1);
   int failed = 0;
   for (int i = 0; i < e->nruns && !interrupted; i++) {
     printf("# predicting %d/%d: %s\n", i + 1, e->nruns, e->runs[i].label);
     fflush(stdout);
-    if (!pts[i].failure[0]) predict_run(e, &e->runs[i], topo, outdir, &pts[i]);
+    if (!pts[i].failure[0]) predict_run(e, &e->runs[i], topo, outdir, env, &pts[i]);
     failed |= pts[i].failure[0] != 0;
   }
   return interrupted ? 130 : failed;
@@ -748,32 +833,6 @@ static int find_experiment(const char *file, const char *dir, char *path, size_t
     fprintf(stderr, "chorus exp: no experiment '%s' (not a readable file, nor in %s; chorus exp list)\n", file, dir);
     return -1;
   }
-  return 0;
-}
-
-/* `calibrate = 1`: chorus calibrate on the testbed writes
- * OUTDIR/calibrated.lua, and topo becomes it. 0, or -1 after a message. */
-static int calibrate_testbed(const exp_t *e, const char *outdir, char *topo, size_t topolen) {
-  char cal[1400], log[1400], n[16];
-  snprintf(cal, sizeof cal, "%s/calibrated.lua", outdir);
-  snprintf(log, sizeof log, "%s/raw/calibrate.log", outdir);
-  snprintf(n, sizeof n, "%d", e->runs[0].nranks);
-  char *argv_local[] = {self_exe, (char *)"calibrate", (char *)"-n", n, (char *)"--topo", topo,
-                        (char *)"--out", cal, NULL};
-  char ppn[16];
-  snprintf(ppn, sizeof ppn, "%d", e->ppn);
-  char *argv_ns[] = {testbed_script, (char *)"launch", tb_name, ppn, (char *)"--", self_exe,
-                     (char *)"calibrate", (char *)"--topo", topo, (char *)"--out", cal, NULL};
-  printf("# calibrating (chorus calibrate, log %s)\n", log);
-  fflush(stdout);
-  int crc = run_child(e->testbed == TESTBED_NETNS ? argv_ns : argv_local, log, NULL);
-  if (crc != 0) {
-    fprintf(stderr, "chorus exp: calibration failed (exit %d); its log, %s:\n", crc, log);
-    tail_log(log, 10);
-    return -1;
-  }
-  snprintf(topo, topolen, "%s", cal);
-  printf("# predicting on the calibrated topology %s\n", cal);
   return 0;
 }
 
@@ -867,9 +926,9 @@ int cmd_exp(int argc, char **argv) {
     if (testbed(e, "up", outdir) != 0) goto done;
     up = 1;
   }
-  if (e->calibrate && need_testbed && calibrate_testbed(e, outdir, topo, sizeof topo)) goto done;
-  exp_env_t env = {0};
+  static exp_env_t env; /* large: the calibrations' paths */
   int ran = run_all(e, pts, topo, outdir, &env);
+  if (ran < 0) goto done;
   if (ran == 130) {
     fprintf(stderr, "chorus exp: interrupted; taking the testbed down\n");
     rc = 130;
@@ -879,6 +938,7 @@ int cmd_exp(int argc, char **argv) {
     up = 0;
     if (testbed(e, "down", outdir) != 0) goto done;
   }
+  if (env.ncal) snprintf(topo, sizeof topo, "%s", env.cal_topo[0]);
   describe_env(e, topo, &env);
   char reason[1024];
   int misses = exp_report(e, pts, &env, outdir, topo, reason, sizeof reason);

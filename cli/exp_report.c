@@ -299,6 +299,12 @@ static void write_header(const exp_t *e, const exp_env_t *env, const char *topo,
               "/ measured.\n\nMachine: %s%s; load average %.2f before, %.2f after.\n",
           env->host, env->date, e->testbed == TESTBED_LOCAL ? "local processes" : "network namespaces", topo,
           env->calib_set, e->repeats, noisy ? "**noisy**: " : "quiet: ", why, env->load_start, env->load_end);
+  if (env->ncal > 1) {
+    fprintf(md, "\nCalibrated before every round of repeats (each round predicted on its own calibration; the "
+                "prediction compared is their median):\n\n");
+    for (int k = 0; k < env->ncal; k++)
+      fprintf(md, "- round %d: %s\n", k + 1, env->cal_rates[k][0] ? env->cal_rates[k] : "no rates read");
+  }
   /* A poor calibration fit is said, never used silently. */
   for (const char *w = env->calib_warn; *w;) {
     size_t n = strcspn(w, "\n");

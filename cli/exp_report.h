@@ -43,7 +43,10 @@ typedef struct {
   size_t bytes[EXP_MAX_POINTS];
   double reps[EXP_MAX_POINTS][EXP_MAX_REPEATS];
   double meas[EXP_MAX_POINTS], lo[EXP_MAX_POINTS], hi[EXP_MAX_POINTS], pred[EXP_MAX_POINTS];
-  int nnodes, npoints, nrep, predicted;
+  /* With a calibration per round, round k's prediction per size (npred of
+   * them); pred is their median. */
+  double preds[EXP_MAX_POINTS][EXP_MAX_REPEATS];
+  int nnodes, npoints, nrep, predicted, npred;
   char failure[512]; /* empty, or what failed and where its log is */
 } exp_points_t;
 
@@ -56,6 +59,13 @@ typedef struct {
   long cores;
   char host[256], date[64];
   char calib_set[256]; /* where the topology's parameters came from */
+  /* calibrate = true: one calibration before every round of repeats, the
+   * topology it wrote (round 1: OUTDIR/calibrated.lua, round k:
+   * OUTDIR/raw/calibrated.K.lua) and its streaming rates, as the report
+   * shows them: the machine's speed, round by round. */
+  int ncal;
+  char cal_topo[EXP_MAX_REPEATS][1400];
+  char cal_rates[EXP_MAX_REPEATS][128];
   char calib_warn[1024]; /* the calibration's "-- warning:" lines, one per line; "" when none */
 } exp_env_t;
 

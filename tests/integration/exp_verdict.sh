@@ -32,6 +32,17 @@ awk -F, 'NR > 1 { if (!($9 <= $6 && $6 <= $10)) { print "median " $6 " outside "
 grep -q '^Machine: ' "$tmp/lenient/report.md" || fail "report.md does not describe the machine"
 awk -F, 'NR > 1 && $15 !~ /ring broadcast and reduce .*\(no allreduce; allgather or reduce-scatter\)/ { bad = 1 } END { exit bad || NR < 2 }' \
   "$tmp/lenient/compare.csv" || fail "calib_set does not name the calibration's measurements: $(sed -n 2p "$tmp/lenient/compare.csv")"
+# One calibration before every round (3 repeats): round 1 in calibrated.lua,
+# rounds 2 and 3 in raw/, each run predicted on each, the rates per round
+# in report.md, and the calibrations interleaved with the measuring.
+[ -f "$tmp/lenient/raw/calibrated.2.lua" ] && [ -f "$tmp/lenient/raw/calibrated.3.lua" ] ||
+  fail "no calibration per round: $(ls "$tmp/lenient/raw")"
+[ "$(ls "$tmp/lenient/raw/" | grep -c '^allreduce-ring-.*\.predicted\.\(csv\|[23]\.csv\)$')" = 3 ] ||
+  fail "ring not predicted on each round's calibration: $(ls "$tmp/lenient/raw")"
+[ "$(grep -c '^- round [123]: copy_bw [0-9.]*GB/s, reduce_bw [0-9.]*GB/s, mem_bw [0-9.]*GB/s$' "$tmp/lenient/report.md")" = 3 ] ||
+  fail "report.md does not list each round's calibrated rates"
+steps=$(sed -n 's/^# calibrating \([0-9]\)\/3 .*/c\1/p; s/^# repeat \([0-9]\)\/3, run 1\/2: .*/r\1/p' "$tmp/lenient.log" | tr '\n' ' ')
+[ "$steps" = "c1 r1 c2 r2 c3 r3 " ] || fail "calibrations not interleaved with the rounds: $steps"
 warned=$(grep -c '^-- warning: ' "$tmp/lenient/calibrated.lua")
 reported=$(grep -c '^\*\*Calibration warning\*\*: ' "$tmp/lenient/report.md")
 [ "$warned" = "$reported" ] || fail "calibration warnings: $warned in calibrated.lua, $reported in report.md"

@@ -604,6 +604,7 @@ typedef struct {
   fit_ci_t eng[ENG_N][CAL_ENGINE_NSIZES]; /* measured seconds per call */
   double eng_rate[ENG_N][CAL_ENGINE_NSIZES];
   char engine_note[256]; /* why the solve was not used, when it was tried */
+  int engine_failed;     /* it was tried and failed: the kernels' rates stay (a warning) */
   fit_ci_t net;          /* the hosts' ring broadcast, seconds per call */
   double sock_bw;        /* solved (solve_net), 0: not */
   char net_note[256];
@@ -828,6 +829,7 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
   int fd = mkstemp(path);
   if (fd < 0) {
     snprintf(r->engine_note, sizeof r->engine_note, "a temporary topology: %s", strerror(errno));
+    r->engine_failed = 1;
     return;
   }
   close(fd);
@@ -882,6 +884,7 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
   unlink(path);
   if (!ok) {
     snprintf(r->engine_note, sizeof r->engine_note, "not solved (%.200s): the kernels' rates stay", err);
+    r->engine_failed = 1;
     return;
   }
   r->copy_bw = solved[0], r->reduce_bw = solved[1], r->mem_bw = solved[2];
@@ -1062,6 +1065,12 @@ static void fit_warnings(FILE *f, const char *prefix, const cal_result_t *r) {
             c == CLASS_SHM ? "step_lat (its alpha) is uncertain"
                            : "rate and delay (its bandwidth and alpha) are uncertain");
   }
+  /* The kernels' rates in a core's own cache predict copies between cores
+   * about 2x too fast (2026-12-03): never a silent fallback. */
+  if (r->engine_failed)
+    fprintf(f, "%scopy_bw, reduce_bw and mem_bw are the kernels' rates, not the engine's: the ring broadcast and "
+               "reduce could not be solved here (%.200s); predictions between cores will be too fast\n",
+            prefix, r->engine_note);
 }
 
 static void print_report(const cal_opts_t *o, const cal_rank_t *R, const cal_result_t *r) {

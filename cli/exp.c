@@ -946,9 +946,10 @@ int cmd_exp(int argc, char **argv) {
   exp_plots(e, pts, outdir);
   printf("\nresults: %s/compare.csv, %s/report.md\n", outdir, outdir);
   char why[256];
-  if (exp_noisy(&env, why, sizeof why)) printf("note: the machine was noisy during the run: %s\n", why);
+  if (need_testbed && exp_noisy(&env, why, sizeof why)) printf("note: the machine was noisy during the run: %s\n", why);
   if (ran) fprintf(stderr, "chorus exp: %s: a run failed: %s\n", e->name, reason);
   else if (misses) printf("verdict: %s misses its targets: %s\n", e->name, reason);
+  else if (!need_testbed) printf("verdict: %s predicted only (nothing measured, no target judged)\n", e->name);
   else printf("verdict: %s meets its targets\n", e->name);
   rc = ran ? 1 : misses ? 3 : 0;
 done:

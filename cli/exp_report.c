@@ -210,20 +210,34 @@ static void cross_row(const exp_t *e, const exp_run_t *a, const exp_run_t *b, do
   o->misses += judged && !on;
   if (!o->rows++) {
     fprintf(o->md, "\n## Crossovers\n\nEvery size where the faster of two algorithms changes (interpolated; sizes "
-                   "where the two cannot be told apart are ties and make no crossing; 0: no such crossing). "
-                   "Target: each predicted crossing within %gx of the measured one.\n\n| collective | ranks | set | "
-                   "algorithms | measured (B) | predicted (B) | predicted/measured | on target | predicted winner "
-                   "wrong at |\n|---|---|---|---|---|---|---|---|---|\n",
+                   "where the two cannot be told apart are ties and make no crossing; none: no such crossing; -: "
+                   "not measured). Target: each predicted crossing within %gx of the measured one.\n\n| collective | "
+                   "ranks | set | algorithms | measured (B) | predicted (B) | predicted/measured | on target | "
+                   "predicted winner wrong at |\n|---|---|---|---|---|---|---|---|---|\n",
             e->crossover_ratio);
     printf("\ncrossovers (where the faster algorithm changes):\n");
   }
-  fprintf(o->csv, "%s,%d,%s,%s,%s,%.0f,%.0f,%.3f,%d,%s\n", a->coll, a->nranks, csv_set(a->set), member_name(e, a),
-          member_name(e, b), m, p, ratio, on, wrong[0] ? wrong : "-");
-  fprintf(o->md, "| %s | %d | %s | %s / %s | %.0f | %.0f | %.2f | %s | %s |\n", a->coll, a->nranks, a->set,
-          member_name(e, a), member_name(e, b), m, p, ratio, on ? "yes" : "**no**", wrong[0] ? wrong : "-");
-  printf("  %s n=%d %s: %s vs %s: measured %.0f B, predicted %.0f B  (%s)%s%s\n", a->coll, a->nranks, a->set,
-         member_name(e, a), member_name(e, b), m, p, on ? "within target" : "MISS", wrong[0] ? "; winner wrong at " : "",
-         wrong);
+  /* A pair that was not measured has no measured crossing to hold its
+   * prediction against: "-", not a crossing at 0 bytes. */
+  int measured = judged || m > 0;
+  char ms[32] = "-", ps[32] = "none", rs[32] = "-";
+  if (measured) snprintf(ms, sizeof ms, m > 0 ? "%.0f" : "none", m);
+  if (p > 0) snprintf(ps, sizeof ps, "%.0f", p);
+  if (!isnan(ratio)) snprintf(rs, sizeof rs, "%.2f", ratio);
+  const char *verdict = !measured ? "not measured" : on ? "yes" : judged ? "**no**" : "not judged";
+  fprintf(o->csv, "%s,%d,%s,%s,%s,%s,%s,%s,%s,%s\n", a->coll, a->nranks, csv_set(a->set), member_name(e, a),
+          member_name(e, b), !measured ? "" : m > 0 ? ms : "0", p > 0 ? ps : "0", isnan(ratio) ? "" : rs,
+          measured ? (on ? "1" : "0") : "",
+          wrong[0] ? wrong : "-");
+  fprintf(o->md, "| %s | %d | %s | %s / %s | %s | %s | %s | %s | %s |\n", a->coll, a->nranks, a->set,
+          member_name(e, a), member_name(e, b), ms, ps, rs, verdict, wrong[0] ? wrong : "-");
+  if (measured)
+    printf("  %s n=%d %s: %s vs %s: measured %s B, predicted %s B  (%s)%s%s\n", a->coll, a->nranks, a->set,
+           member_name(e, a), member_name(e, b), ms, ps, on ? "within target" : judged ? "MISS" : "not judged",
+           wrong[0] ? "; winner wrong at " : "", wrong);
+  else
+    printf("  %s n=%d %s: %s vs %s: predicted %s B (not measured)\n", a->coll, a->nranks, a->set, member_name(e, a),
+           member_name(e, b), ps);
 }
 
 /* The crossings of one pair of runs, measured and predicted, paired. */
@@ -317,6 +331,19 @@ static void write_header(const exp_t *e, const exp_env_t *env, const char *topo,
 }
 
 static void write_points(const exp_run_t *r, const exp_points_t *p, const exp_env_t *env, FILE *csv, FILE *md) {
+  if (!r->measure) { /* predicted only: no measured columns to leave empty */
+    printf("  %10s %12s\n", "size", "predicted");
+    fprintf(md, "\n| size | predicted busbw (GB/s) |\n|---:|---:|\n");
+    for (int k = 0; k < p->npoints && p->predicted; k++) {
+      char sz[32];
+      human_size(p->bytes[k], sz, sizeof sz);
+      printf("  %10s %12.3f\n", sz, p->pred[k]);
+      fprintf(md, "| %s | %.3f |\n", sz, p->pred[k]);
+      fprintf(csv, "%s,%s,%d,%d,%zu,,%.6f,,,,%s,%d,0,,%s,%s\n", r->coll, r->algo, r->nranks, p->nnodes, p->bytes[k],
+              p->pred[k], csv_set(r->set), r->channels, env->calib_set, r->label);
+    }
+    return;
+  }
   printf("  %10s %12s %12s %9s\n", "size", "measured", "predicted", "error");
   fprintf(md, "\n| size | measured busbw (GB/s) | interquartile range | predicted busbw (GB/s) | error | inside "
               "|\n|---:|---:|---:|---:|---:|:---:|\n");
@@ -401,7 +428,12 @@ int exp_report(const exp_t *e, const exp_points_t *pts, const exp_env_t *env, co
   int cross = write_crossovers(e, pts, f[2], f[1]);
   if (cross && !reason[0]) snprintf(reason, reasonlen, "%d crossing%s off by more than %gx", cross,
                                     cross == 1 ? "" : "s", e->crossover_ratio);
-  fprintf(f[1], "\n## Verdict\n\n%s\n", misses + cross ? reason : "Every measured run and crossing meets its target.");
+  int measured = 0;
+  for (int i = 0; i < e->nruns; i++) measured |= e->runs[i].measure;
+  fprintf(f[1], "\n## Verdict\n\n%s\n",
+          misses + cross ? reason
+          : measured     ? "Every measured run and crossing meets its target."
+                         : "Nothing was measured (predictions only): no target is judged.");
   for (int i = 0; i < 3; i++) fclose(f[i]);
   return misses + cross;
 }
@@ -485,10 +517,10 @@ void exp_plots(const exp_t *e, const exp_points_t *pts, const char *outdir) {
   FILE *gp = fopen(path, "w");
   if (!gp) return;
   fprintf(gp, "# gnuplot script written by chorus exp for %s: busbw (measured: filled points, solid, with the\n"
-              "# interquartile range; predicted: open points, dashed; one colour per run) and the error against\n"
-              "# size, one pair of plots per group of runs.\n",
+              "# interquartile range; predicted: open points, dashed; one colour per run) per group of runs, and\n"
+              "# for a group with measured runs the error against size.\n",
           e->name);
-  int done[EXP_MAX_RUNS] = {0}, group = 0;
+  int done[EXP_MAX_RUNS] = {0}, group = 0, errors = 0;
   for (int i = 0; i < e->nruns; i++) {
     if (done[i]) continue;
     int members[EXP_MAX_RUNS], nm = 0, any_meas = 0;
@@ -499,6 +531,7 @@ void exp_plots(const exp_t *e, const exp_points_t *pts, const char *outdir) {
         write_dat(&e->runs[j], &pts[j], outdir);
       }
     write_group(gp, e, pts, members, nm, ++group, any_meas);
+    errors |= any_meas;
   }
   fclose(gp);
   if (access("/usr/bin/gnuplot", X_OK) != 0) {
@@ -507,6 +540,7 @@ void exp_plots(const exp_t *e, const exp_points_t *pts, const char *outdir) {
   }
   char cmd[1600];
   snprintf(cmd, sizeof cmd, "cd '%s' && gnuplot plot.gp > raw/gnuplot.log 2>&1", outdir);
-  if (system(cmd) == 0) printf("plots: %s/group*-busbw.{png,svg}, group*-error.{png,svg}\n", outdir);
+  if (system(cmd) == 0)
+    printf("plots: %s/group*-busbw.{png,svg}%s\n", outdir, errors ? ", group*-error.{png,svg}" : "");
   else printf("plots: gnuplot failed, see %s/raw/gnuplot.log\n", outdir);
 }

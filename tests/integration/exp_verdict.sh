@@ -30,7 +30,15 @@ awk -F, 'NR > 1 { if (!($9 <= $6 && $6 <= $10)) { print "median " $6 " outside "
                   if ($13 != 3) { print "repeats " $13; bad = 1 } if ($12 != 1) { print "channels " $12; bad = 1 } }
          END { exit bad || NR != 7 }' "$tmp/lenient/compare.csv" || fail "compare.csv rows"
 grep -q '^Machine: ' "$tmp/lenient/report.md" || fail "report.md does not describe the machine"
-awk -F, 'NR > 1 && $15 !~ /ring broadcast and reduce .*\(no allreduce; allgather or reduce-scatter\)/ { bad = 1 } END { exit bad || NR < 2 }' \
+# Under load the broadcast solve can fail (the model's fixed costs, fitted
+# on a busy machine, exceed the measured call): then the kernels' rates
+# stay, calib_set does not name the broadcast, and a warning says so.
+if grep -q '^  copy_bw *= ".*ring broadcast' "$tmp/lenient/calibrated.lua"; then want='shm ping-pong .*ring broadcast and reduce of 1 4 [0-9]+ MiB on 2 ranks'
+else want='shm ping-pong .*1-rank 8 B call'
+  grep -q "^-- warning: copy_bw, reduce_bw and mem_bw are the kernels' rates" "$tmp/lenient/calibrated.lua" ||
+    fail "the broadcast solve failed without a warning"
+fi
+awk -F, -v want="$want" 'NR > 1 && $15 !~ (want " \\(no allreduce; allgather or reduce-scatter\\)$") { bad = 1 } END { exit bad || NR < 2 }' \
   "$tmp/lenient/compare.csv" || fail "calib_set does not name the calibration's measurements: $(sed -n 2p "$tmp/lenient/compare.csv")"
 # One calibration before every round (3 repeats): round 1 in calibrated.lua,
 # rounds 2 and 3 in raw/, each run predicted on each, the rates per round

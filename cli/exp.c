@@ -897,7 +897,9 @@ int cmd_exp(int argc, char **argv) {
   if (nl <= 0) goto done;
   self_exe[nl] = 0;
   snprintf(testbed_script, sizeof testbed_script, "%s/scripts/testbed", source_dir());
-  snprintf(tb_name, sizeof tb_name, "cx%d", (int)(getpid() % 100000));
+  /* The whole pid: scripts/testbed up removes the namespaces of a cx<pid>
+   * that no longer runs chorus (a run killed before it could). */
+  snprintf(tb_name, sizeof tb_name, "cx%d", (int)getpid());
   char outdir[1300], raw[1400], topo[1500];
   /* By default in the current directory (chorus-results/NAME): the
    * committed results in experiments/results/ are rewritten only when

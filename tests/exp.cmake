@@ -11,6 +11,10 @@ add_test(NAME exp_netns_end_to_end
     ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_end_to_end.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/tiny-netns.lua 3)
 add_test(NAME exp_netns_interrupted_cleans_up
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_interrupted.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/long-netns.lua)
+# SIGKILL leaves the namespaces; the next testbed up sweeps them (issue 19).
+add_test(NAME testbed_sweeps_killed_run
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/testbed_sweep.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/long-netns.lua
+    ${PROJECT_SOURCE_DIR}/scripts/testbed)
 # Without --out the committed results are left alone (issue 19).
 add_test(NAME exp_default_out_leaves_results
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_default_out.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/tiny.lua)
@@ -22,10 +26,10 @@ add_test(NAME exp_predicted_only
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_predicted_only.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/predicted.lua)
 set_tests_properties(exp_local_end_to_end exp_default_out_leaves_results exp_verdict_and_partial exp_predicted_only
   PROPERTIES LABELS "integration" TIMEOUT 300)
-set_tests_properties(exp_netns_end_to_end exp_netns_interrupted_cleans_up PROPERTIES LABELS "integration;netns"
+set_tests_properties(exp_netns_end_to_end exp_netns_interrupted_cleans_up testbed_sweeps_killed_run PROPERTIES LABELS "integration;netns"
   SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
 set_property(TEST exp_local_end_to_end exp_netns_end_to_end exp_netns_interrupted_cleans_up exp_default_out_leaves_results
-  exp_verdict_and_partial exp_predicted_only
+  exp_verdict_and_partial exp_predicted_only testbed_sweeps_killed_run
   APPEND PROPERTY ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies;CHORUS_SOURCE=${PROJECT_SOURCE_DIR};CHORUS_TIMEOUT=20")
 
 function(exp_bad stem regex)

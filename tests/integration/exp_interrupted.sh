@@ -19,7 +19,7 @@ t0=$(date +%s)
 wait $pid
 rc=$?
 dt=$(($(date +%s) - t0))
-left=$(ip netns list | awk '{print $1}' | grep -c "^cx$((pid % 100000))-" || true)
+left=$(ip netns list | awk '{print $1}' | grep -c "^cx$pid-" || true)
 cat "$out/stdout"
 echo "exit $rc after ${dt}s, namespaces left: $left"
 [ $rc -eq 130 ] && [ "$left" -eq 0 ] && [ $dt -le 15 ]

@@ -456,7 +456,9 @@ static void write_dat(const exp_run_t *r, const exp_points_t *p, const char *out
   fclose(d);
 }
 
-/* x tics at the sizes, written 4K, 1M, 1G. */
+/* x tics at the sizes, written 4K, 1M, 1G, and a margin of 40% beyond the
+ * first and last size (a point on the border is half drawn, and its tic
+ * label was left out). */
 static void write_xtics(FILE *gp, const exp_points_t *p) {
   fprintf(gp, "set xtics (");
   for (int k = 0; k < p->npoints; k++) {
@@ -465,6 +467,8 @@ static void write_xtics(FILE *gp, const exp_points_t *p) {
     fprintf(gp, "%s\"%s\" %zu", k ? ", " : "", sz, p->bytes[k]);
   }
   fprintf(gp, ")\n");
+  if (p->npoints > 0)
+    fprintf(gp, "set xrange [%.0f:%.0f]\n", (double)p->bytes[0] / 1.4, (double)p->bytes[p->npoints - 1] * 1.4);
 }
 
 /* One group's busbw and error plots, PNG and SVG. Measured: filled points on

@@ -24,12 +24,17 @@ add_test(NAME exp_verdict_and_partial
 # A predicted-only experiment reports predictions, not empty measurements (issue 19).
 add_test(NAME exp_predicted_only
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_predicted_only.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/predicted.lua)
+# The plots rendered and read back: sizes, colours (issue 19).
+add_test(NAME exp_plots_rendered
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_plots_rendered.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/tiny.lua
+    ${CMAKE_CURRENT_SOURCE_DIR}/lib/png_colours.py)
 set_tests_properties(exp_local_end_to_end exp_default_out_leaves_results exp_verdict_and_partial exp_predicted_only
-  PROPERTIES LABELS "integration" TIMEOUT 300)
+  exp_plots_rendered PROPERTIES LABELS "integration" TIMEOUT 300)
+set_tests_properties(exp_plots_rendered PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(exp_netns_end_to_end exp_netns_interrupted_cleans_up testbed_sweeps_killed_run PROPERTIES LABELS "integration;netns"
   SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
 set_property(TEST exp_local_end_to_end exp_netns_end_to_end exp_netns_interrupted_cleans_up exp_default_out_leaves_results
-  exp_verdict_and_partial exp_predicted_only testbed_sweeps_killed_run
+  exp_verdict_and_partial exp_predicted_only testbed_sweeps_killed_run exp_plots_rendered
   APPEND PROPERTY ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies;CHORUS_SOURCE=${PROJECT_SOURCE_DIR};CHORUS_TIMEOUT=20")
 
 function(exp_bad stem regex)

@@ -1,7 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-03 18:19:54 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-06 03:31:29 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
 -- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/channels/calibrated.lua
 -- base: /work/main/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.946, a size missed by 32.4%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -10,20 +12,20 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.841 us +- 0.080, bw 26.898 GB/s +- 7.617, R^2 0.91984, max residual 26.78%, break near 185364 B
---   copy kernel 19.818 GB/s [19.422, 20.828], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 26.898 GB/s +- 7.617 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.362 us [1.323, 1.368]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.997 us +- 0.073, bw 19.412 GB/s +- 6.290, R^2 0.94637, max residual 32.41%, break near 741455 B
+--   copy kernel 13.400 GB/s [12.179, 14.497], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 19.412 GB/s +- 6.290 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.487 us [1.483, 1.503]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "31.61GB/s", -- the model's rate for the ring allgather measured (1024 KiB 31.07, 4096 KiB 32.16; kernel in the cache 103.28)
-  copy_local_bw = "103.3GB/s", -- copy kernel in the cache, all ranks at once, [91.432, 107.871] GB/s
-  reduce_bw     = "25.16GB/s", -- the model's rate for the ring reduce-scatter measured (1024 KiB 27.87, 4096 KiB 22.71; kernel in the cache 67.91)
-  mem_bw        = "49.54GB/s", -- the model's memory for the ring allgather 61.50 and reduce-scatter 39.90 of 64 MiB (2 x copy kernel x 2 ranks 79.27)
-  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.141, 0.150] us
-  step_lat      = "0.6911us", -- shm alpha - op_overhead
-  wake_lat      = "12.69us", -- 2 ranks on one CPU: 8 B half round trip 13.536 us [13.516, 13.555] - shm alpha
+  copy_bw       = "25.72GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 25.80, 4096 KiB 25.64; kernel in the cache 92.04)
+  copy_local_bw = "92.04GB/s", -- copy kernel in the cache, all ranks at once, [83.581, 92.442] GB/s
+  reduce_bw     = "21.4GB/s", -- the model's rate for the ring reduce measured (1024 KiB 23.13, 4096 KiB 19.80; kernel in the cache 37.96)
+  mem_bw        = "30.38GB/s", -- the model's memory for the ring broadcast 33.53 and reduce 27.53 of 64 MiB (2 x copy kernel x 2 ranks 53.60)
+  op_overhead   = "0.221us", -- 8-byte allreduce on one rank, [0.220, 0.221] us
+  step_lat      = "0.7758us", -- shm alpha - op_overhead
+  wake_lat      = "14.96us", -- 2 ranks on one CPU: 8 B half round trip 15.958 us [15.882, 16.191] - shm alpha
 }
 
 local loader_param = param
@@ -45,7 +47,9 @@ end
 -- share the memory's `mem_bw` (buffer bytes read and written). Defaults:
 -- `chorus calibrate -n 2` on the 2-vCPU EPYC of 2026-12-03 18:05 UTC, whose
 -- copy_bw, reduce_bw and mem_bw are the rates at which this model gives back
--- the engine's measured ring allgather and reduce-scatter (1-4 MiB, 64 MiB)
+-- the engine's measured ring allgather and reduce-scatter (1-4 MiB, 64 MiB;
+-- since 2026-12-06 `chorus calibrate` solves them on ring broadcast and
+-- reduce instead, so that no validated collective calibrates itself)
 -- and copy_local_bw the copy kernel in a core's cache; the step latency
 -- the shm ping-pong's alpha less the op overhead.
 --

@@ -1,7 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-03 18:15:58 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-06 03:28:33 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
 -- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/local/calibrated.lua
 -- base: /work/main/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.930, a size missed by 29.7%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -10,20 +12,20 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.844 us +- 0.080, bw 25.880 GB/s +- 6.523, R^2 0.92018, max residual 25.46%, break near 185364 B
---   copy kernel 20.177 GB/s [19.314, 20.590], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 25.880 GB/s +- 6.523 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.403 us [1.372, 1.432]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.852 us +- 0.075, bw 24.170 GB/s +- 7.608, R^2 0.92995, max residual 29.66%, break near 185364 B
+--   copy kernel 16.384 GB/s [15.419, 18.549], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 24.170 GB/s +- 7.608 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.352 us [1.253, 1.433]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "30.66GB/s", -- the model's rate for the ring allgather measured (1024 KiB 29.86, 4096 KiB 31.48; kernel in the cache 105.75)
-  copy_local_bw = "105.7GB/s", -- copy kernel in the cache, all ranks at once, [98.853, 106.941] GB/s
-  reduce_bw     = "31.43GB/s", -- the model's rate for the ring reduce-scatter measured (1024 KiB 30.03, 4096 KiB 32.89; kernel in the cache 63.94)
-  mem_bw        = "54.62GB/s", -- the model's memory for the ring allgather 60.14 and reduce-scatter 49.60 of 64 MiB (2 x copy kernel x 2 ranks 80.71)
-  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.150] us
-  step_lat      = "0.6935us", -- shm alpha - op_overhead
-  wake_lat      = "12.45us", -- 2 ranks on one CPU: 8 B half round trip 13.290 us [13.273, 13.338] - shm alpha
+  copy_bw       = "30.17GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.32, 4096 KiB 31.05; kernel in the cache 108.58)
+  copy_local_bw = "108.6GB/s", -- copy kernel in the cache, all ranks at once, [97.515, 108.620] GB/s
+  reduce_bw     = "25.13GB/s", -- the model's rate for the ring reduce measured (1024 KiB 25.20, 4096 KiB 25.06; kernel in the cache 55.44)
+  mem_bw        = "41.93GB/s", -- the model's memory for the ring broadcast 42.31 and reduce 41.56 of 64 MiB (2 x copy kernel x 2 ranks 65.54)
+  op_overhead   = "0.151us", -- 8-byte allreduce on one rank, [0.151, 0.151] us
+  step_lat      = "0.701us", -- shm alpha - op_overhead
+  wake_lat      = "12.81us", -- 2 ranks on one CPU: 8 B half round trip 13.661 us [13.616, 13.716] - shm alpha
 }
 
 local loader_param = param
@@ -45,7 +47,9 @@ end
 -- share the memory's `mem_bw` (buffer bytes read and written). Defaults:
 -- `chorus calibrate -n 2` on the 2-vCPU EPYC of 2026-12-03 18:05 UTC, whose
 -- copy_bw, reduce_bw and mem_bw are the rates at which this model gives back
--- the engine's measured ring allgather and reduce-scatter (1-4 MiB, 64 MiB)
+-- the engine's measured ring allgather and reduce-scatter (1-4 MiB, 64 MiB;
+-- since 2026-12-06 `chorus calibrate` solves them on ring broadcast and
+-- reduce instead, so that no validated collective calibrates itself)
 -- and copy_local_bw the copy kernel in a core's cache; the step latency
 -- the shm ping-pong's alpha less the op overhead.
 --

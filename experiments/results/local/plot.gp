@@ -1,90 +1,99 @@
-# gnuplot script written by chorus exp for local: busbw (measured solid, predicted dashed, one
-# colour per algorithm) and error against size, one pair of plots per group of runs.
+# gnuplot script written by chorus exp for local: busbw (measured: filled points, solid, with the
+# interquartile range; predicted: open points, dashed; one colour per run) per group of runs, and
+# for a group with measured runs the error against size.
 
-set terminal png size 900,560
+set terminal pngcairo size 1000,600
 set output 'group1-busbw.png'
-set title 'local allreduce, 2 ranks, ranks=2,cores=2'
+set title 'local allreduce, 2 ranks, ranks=2,cores=2' noenhanced
 set logscale x 2
 set grid
-set key left top
-set xlabel 'size (bytes)'
+set key outside right top noenhanced
+set xtics ("1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)
+set xrange [731:93952410]
+set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-unset logscale y
-plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 1 dt 1 title 'ring measured', 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 2 dt 1 title 'tree measured', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 3 dt 1 title 'hybrid measured', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 4 dt 1 title 'rd measured', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 4 dt 2 title 'rd predicted', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 5 dt 1 title 'rhd measured', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 5 dt 2 title 'rhd predicted'
+plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:2:5:6 with yerrorlines lt 1 dt 1 pt 7 ps 1.2 title 'ring measured', 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:2:5:6 with yerrorlines lt 2 dt 1 pt 7 ps 1.2 title 'tree measured', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'tree predicted', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:2:5:6 with yerrorlines lt 3 dt 1 pt 7 ps 1.2 title 'hybrid measured', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:2:5:6 with yerrorlines lt 4 dt 1 pt 7 ps 1.2 title 'rd measured', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'rd predicted', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:2:5:6 with yerrorlines lt 5 dt 1 pt 7 ps 1.2 title 'rhd measured', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 5 dt 2 pt 6 ps 1.5 title 'rhd predicted'
 
-set terminal svg dynamic size 900,560
+set terminal svg dynamic size 1000,600
 set output 'group1-busbw.svg'
-set title 'local allreduce, 2 ranks, ranks=2,cores=2'
+set title 'local allreduce, 2 ranks, ranks=2,cores=2' noenhanced
 set logscale x 2
 set grid
-set key left top
-set xlabel 'size (bytes)'
+set key outside right top noenhanced
+set xtics ("1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)
+set xrange [731:93952410]
+set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-unset logscale y
-plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 1 dt 1 title 'ring measured', 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 2 dt 1 title 'tree measured', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 3 dt 1 title 'hybrid measured', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 4 dt 1 title 'rd measured', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 4 dt 2 title 'rd predicted', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:2 with linespoints lt 5 dt 1 title 'rhd measured', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 5 dt 2 title 'rhd predicted'
+plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:2:5:6 with yerrorlines lt 1 dt 1 pt 7 ps 1.2 title 'ring measured', 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:2:5:6 with yerrorlines lt 2 dt 1 pt 7 ps 1.2 title 'tree measured', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'tree predicted', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:2:5:6 with yerrorlines lt 3 dt 1 pt 7 ps 1.2 title 'hybrid measured', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:2:5:6 with yerrorlines lt 4 dt 1 pt 7 ps 1.2 title 'rd measured', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'rd predicted', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:2:5:6 with yerrorlines lt 5 dt 1 pt 7 ps 1.2 title 'rhd measured', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:3 with linespoints lt 5 dt 2 pt 6 ps 1.5 title 'rhd predicted'
 
-set terminal png size 900,560
+set terminal pngcairo size 1000,600
 set output 'group1-error.png'
-set title 'local allreduce, 2 ranks, ranks=2,cores=2'
+set title 'local allreduce, 2 ranks, ranks=2,cores=2' noenhanced
 set logscale x 2
 set grid
-set key left top
-set xlabel 'size (bytes)'
+set key outside right top noenhanced
+set xtics ("1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)
+set xrange [731:93952410]
+set xlabel 'size'
 set ylabel '(predicted - measured) / measured (%)'
-unset logscale y
-plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 1 title 'ring', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 2 title 'tree', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 3 title 'hybrid', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 4 title 'rd', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 5 title 'rhd'
+plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 1 pt 5 title 'ring', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 2 pt 7 title 'tree', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 3 pt 9 title 'hybrid', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 4 pt 11 title 'rd', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 5 pt 5 title 'rhd'
 
-set terminal svg dynamic size 900,560
+set terminal svg dynamic size 1000,600
 set output 'group1-error.svg'
-set title 'local allreduce, 2 ranks, ranks=2,cores=2'
+set title 'local allreduce, 2 ranks, ranks=2,cores=2' noenhanced
 set logscale x 2
 set grid
-set key left top
-set xlabel 'size (bytes)'
+set key outside right top noenhanced
+set xtics ("1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)
+set xrange [731:93952410]
+set xlabel 'size'
 set ylabel '(predicted - measured) / measured (%)'
-unset logscale y
-plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 1 title 'ring', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 2 title 'tree', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 3 title 'hybrid', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 4 title 'rd', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 5 title 'rhd'
+plot 'raw/allreduce-ring-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 1 pt 5 title 'ring', 'raw/allreduce-tree-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 2 pt 7 title 'tree', 'raw/allreduce-hybrid-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 3 pt 9 title 'hybrid', 'raw/allreduce-rd-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 4 pt 11 title 'rd', 'raw/allreduce-rhd-n2-ranks_2_cores_2.dat' using 1:4 with linespoints lt 5 pt 5 title 'rhd'
 
-set terminal png size 900,560
+set terminal pngcairo size 1000,600
 set output 'group2-busbw.png'
-set title 'local allreduce, 4 ranks, ranks=4,cores=2'
+set title 'local allreduce, 4 ranks, ranks=4,cores=2' noenhanced
 set logscale x 2
 set grid
-set key left top
-set xlabel 'size (bytes)'
+set key outside right top noenhanced
+set xtics ("1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)
+set xrange [731:93952410]
+set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-unset logscale y
-plot 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:2 with linespoints lt 1 dt 1 title 'ring measured', 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:2 with linespoints lt 2 dt 1 title 'tree measured', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:2 with linespoints lt 3 dt 1 title 'hybrid measured', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:2 with linespoints lt 4 dt 1 title 'rd measured', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 4 dt 2 title 'rd predicted', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:2 with linespoints lt 5 dt 1 title 'rhd measured', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 5 dt 2 title 'rhd predicted'
+plot 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:2:5:6 with yerrorlines lt 1 dt 1 pt 7 ps 1.2 title 'ring measured', 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:2:5:6 with yerrorlines lt 2 dt 1 pt 7 ps 1.2 title 'tree measured', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'tree predicted', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:2:5:6 with yerrorlines lt 3 dt 1 pt 7 ps 1.2 title 'hybrid measured', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:2:5:6 with yerrorlines lt 4 dt 1 pt 7 ps 1.2 title 'rd measured', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'rd predicted', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:2:5:6 with yerrorlines lt 5 dt 1 pt 7 ps 1.2 title 'rhd measured', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 5 dt 2 pt 6 ps 1.5 title 'rhd predicted'
 
-set terminal svg dynamic size 900,560
+set terminal svg dynamic size 1000,600
 set output 'group2-busbw.svg'
-set title 'local allreduce, 4 ranks, ranks=4,cores=2'
+set title 'local allreduce, 4 ranks, ranks=4,cores=2' noenhanced
 set logscale x 2
 set grid
-set key left top
-set xlabel 'size (bytes)'
+set key outside right top noenhanced
+set xtics ("1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)
+set xrange [731:93952410]
+set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-unset logscale y
-plot 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:2 with linespoints lt 1 dt 1 title 'ring measured', 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 1 dt 2 title 'ring predicted', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:2 with linespoints lt 2 dt 1 title 'tree measured', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 2 dt 2 title 'tree predicted', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:2 with linespoints lt 3 dt 1 title 'hybrid measured', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 3 dt 2 title 'hybrid predicted', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:2 with linespoints lt 4 dt 1 title 'rd measured', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 4 dt 2 title 'rd predicted', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:2 with linespoints lt 5 dt 1 title 'rhd measured', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 5 dt 2 title 'rhd predicted'
+plot 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:2:5:6 with yerrorlines lt 1 dt 1 pt 7 ps 1.2 title 'ring measured', 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:2:5:6 with yerrorlines lt 2 dt 1 pt 7 ps 1.2 title 'tree measured', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'tree predicted', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:2:5:6 with yerrorlines lt 3 dt 1 pt 7 ps 1.2 title 'hybrid measured', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:2:5:6 with yerrorlines lt 4 dt 1 pt 7 ps 1.2 title 'rd measured', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'rd predicted', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:2:5:6 with yerrorlines lt 5 dt 1 pt 7 ps 1.2 title 'rhd measured', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:3 with linespoints lt 5 dt 2 pt 6 ps 1.5 title 'rhd predicted'
 
-set terminal png size 900,560
+set terminal pngcairo size 1000,600
 set output 'group2-error.png'
-set title 'local allreduce, 4 ranks, ranks=4,cores=2'
+set title 'local allreduce, 4 ranks, ranks=4,cores=2' noenhanced
 set logscale x 2
 set grid
-set key left top
-set xlabel 'size (bytes)'
+set key outside right top noenhanced
+set xtics ("1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)
+set xrange [731:93952410]
+set xlabel 'size'
 set ylabel '(predicted - measured) / measured (%)'
-unset logscale y
-plot 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 1 title 'ring', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 2 title 'tree', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 3 title 'hybrid', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 4 title 'rd', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 5 title 'rhd'
+plot 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 1 pt 5 title 'ring', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 2 pt 7 title 'tree', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 3 pt 9 title 'hybrid', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 4 pt 11 title 'rd', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 5 pt 5 title 'rhd'
 
-set terminal svg dynamic size 900,560
+set terminal svg dynamic size 1000,600
 set output 'group2-error.svg'
-set title 'local allreduce, 4 ranks, ranks=4,cores=2'
+set title 'local allreduce, 4 ranks, ranks=4,cores=2' noenhanced
 set logscale x 2
 set grid
-set key left top
-set xlabel 'size (bytes)'
+set key outside right top noenhanced
+set xtics ("1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)
+set xrange [731:93952410]
+set xlabel 'size'
 set ylabel '(predicted - measured) / measured (%)'
-unset logscale y
-plot 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 1 title 'ring', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 2 title 'tree', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 3 title 'hybrid', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 4 title 'rd', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 5 title 'rhd'
+plot 'raw/allreduce-ring-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 1 pt 5 title 'ring', 'raw/allreduce-tree-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 2 pt 7 title 'tree', 'raw/allreduce-hybrid-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 3 pt 9 title 'hybrid', 'raw/allreduce-rd-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 4 pt 11 title 'rd', 'raw/allreduce-rhd-n4-ranks_4_cores_2.dat' using 1:4 with linespoints lt 5 pt 5 title 'rhd'

@@ -1,7 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-03 18:42:12 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-06 03:26:59 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
 -- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/quickstart/calibrated.lua
 -- base: /work/main/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.916, a size missed by 25.9%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -10,20 +12,20 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.722 us +- 0.045, bw 22.686 GB/s +- 6.048, R^2 0.91804, max residual 26.97%, break near 5793 B
---   copy kernel 16.615 GB/s [15.777, 17.231], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 22.686 GB/s +- 6.048 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.242 us [1.227, 1.252]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.801 us +- 0.080, bw 25.204 GB/s +- 6.358, R^2 0.91556, max residual 25.86%, break near 185364 B
+--   copy kernel 18.230 GB/s [17.224, 19.276], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 25.204 GB/s +- 6.358 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.303 us [1.148, 1.342]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "30.4GB/s", -- the model's rate for the ring allgather measured (1024 KiB 31.28, 4096 KiB 29.55; kernel in the cache 93.27)
-  copy_local_bw = "93.27GB/s", -- copy kernel in the cache, all ranks at once, [87.729, 105.976] GB/s
-  reduce_bw     = "29.37GB/s", -- the model's rate for the ring reduce-scatter measured (1024 KiB 29.42, 4096 KiB 29.31; kernel in the cache 53.96)
-  mem_bw        = "47.69GB/s", -- the model's memory for the ring allgather 51.29 and reduce-scatter 44.33 of 64 MiB (2 x copy kernel x 2 ranks 66.46)
-  op_overhead   = "0.145us", -- 8-byte allreduce on one rank, [0.141, 0.150] us
-  step_lat      = "0.5768us", -- shm alpha - op_overhead
-  wake_lat      = "12.84us", -- 2 ranks on one CPU: 8 B half round trip 13.566 us [13.556, 13.580] - shm alpha
+  copy_bw       = "31.23GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.67, 4096 KiB 32.87; kernel in the cache 111.91)
+  copy_local_bw = "111.9GB/s", -- copy kernel in the cache, all ranks at once, [92.996, 113.072] GB/s
+  reduce_bw     = "29.6GB/s", -- the model's rate for the ring reduce measured (1024 KiB 30.63, 4096 KiB 28.60; kernel in the cache 59.08)
+  mem_bw        = "37.05GB/s", -- the model's memory for the ring broadcast 39.94 and reduce 34.37 of 64 MiB (2 x copy kernel x 2 ranks 72.92)
+  op_overhead   = "0.141us", -- 8-byte allreduce on one rank, [0.140, 0.141] us
+  step_lat      = "0.6599us", -- shm alpha - op_overhead
+  wake_lat      = "12.47us", -- 2 ranks on one CPU: 8 B half round trip 13.270 us [13.251, 14.468] - shm alpha
 }
 
 local loader_param = param
@@ -45,7 +47,9 @@ end
 -- share the memory's `mem_bw` (buffer bytes read and written). Defaults:
 -- `chorus calibrate -n 2` on the 2-vCPU EPYC of 2026-12-03 18:05 UTC, whose
 -- copy_bw, reduce_bw and mem_bw are the rates at which this model gives back
--- the engine's measured ring allgather and reduce-scatter (1-4 MiB, 64 MiB)
+-- the engine's measured ring allgather and reduce-scatter (1-4 MiB, 64 MiB;
+-- since 2026-12-06 `chorus calibrate` solves them on ring broadcast and
+-- reduce instead, so that no validated collective calibrates itself)
 -- and copy_local_bw the copy kernel in a core's cache; the step latency
 -- the shm ping-pong's alpha less the op overhead.
 --

@@ -605,6 +605,7 @@ typedef struct {
   double eng_rate[ENG_N][CAL_ENGINE_NSIZES];
   char engine_note[256]; /* why the solve was not used, when it was tried */
   int engine_failed;     /* it was tried and failed: the kernels' rates stay (a warning) */
+  char reduce_note[256]; /* the reduce could not be solved: reduce_bw estimated (a warning) */
   fit_ci_t net;          /* the hosts' ring broadcast, seconds per call */
   double sock_bw;        /* solved (solve_net), 0: not */
   char net_note[256];
@@ -872,6 +873,17 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
         size_t count = R->d.eng_size[i] / sizeof(float);
         double x = solve_rate(path, sets, solve[v].name, buffsize, plans[k], count, r->eng[k][i].median, err,
                               sizeof err);
+        /* The reduce measured faster than its sender can copy at copy_bw
+         * (seen under load): its rate cannot be read from it. Estimated as
+         * copy_bw x the kernels' reduce/copy ratio in the cache, with a
+         * warning; mem_bw is still solved. */
+        if (x == 0 && v == 1 && r->ccopy.median > 0) {
+          snprintf(r->reduce_note, sizeof r->reduce_note, "%.200s", err);
+          logsum = log(solved[0] * r->creduce.median / r->ccopy.median), n = 1;
+          for (int j = solve[v].i0; j <= solve[v].i1; j++) r->eng_rate[k][j] = exp(logsum);
+          k = solve[v].k1 + 1;
+          break;
+        }
         if (!(x > 0)) {
           ok = 0;
           break;
@@ -1067,6 +1079,10 @@ static void fit_warnings(FILE *f, const char *prefix, const cal_result_t *r) {
   }
   /* The kernels' rates in a core's own cache predict copies between cores
    * about 2x too fast (2026-12-03): never a silent fallback. */
+  if (r->engine_solved && r->reduce_note[0])
+    fprintf(f, "%sreduce_bw is copy_bw x the kernels' reduce/copy ratio, not solved: the ring reduce ran faster than "
+               "its sender can copy at copy_bw (%.200s)\n",
+            prefix, r->reduce_note);
   if (r->engine_failed)
     fprintf(f, "%scopy_bw, reduce_bw and mem_bw are the kernels' rates, not the engine's: the ring broadcast and "
                "reduce could not be solved here (%.200s); predictions between cores will be too fast\n",
@@ -1190,7 +1206,12 @@ static int rate_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t 
   n++;
   e[n] = (cal_entry_t){"reduce_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->reduce_bw / 1e9);
-  if (r->engine_solved)
+  if (r->engine_solved && r->reduce_note[0])
+    snprintf(e[n].why, sizeof e[n].why,
+             "estimated: copy_bw x the kernels' reduce/copy ratio in the cache (%.2f / %.2f); the ring reduce could not "
+             "be solved (see the warning above)",
+             r->creduce.median / 1e9, r->ccopy.median / 1e9);
+  else if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
              "the model's rate for the ring reduce measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache "
              "%.2f)",

@@ -866,32 +866,27 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
     for (int u = 0; u < v; u++)
       snprintf(sets + strlen(sets), sizeof sets - strlen(sets), "%s%s=%.9gGB/s", sets[0] ? "," : "", solve[u].name,
                solved[u] / 1e9);
-    double logsum = 0;
+    double logsum = 0, x = 1;
     int n = 0;
-    for (int k = solve[v].k0; k <= solve[v].k1 && ok; k++)
-      for (int i = solve[v].i0; i <= solve[v].i1 && ok; i++) {
+    for (int k = solve[v].k0; k <= solve[v].k1 && x > 0; k++)
+      for (int i = solve[v].i0; i <= solve[v].i1 && x > 0; i++) {
         size_t count = R->d.eng_size[i] / sizeof(float);
-        double x = solve_rate(path, sets, solve[v].name, buffsize, plans[k], count, r->eng[k][i].median, err,
-                              sizeof err);
-        /* The reduce measured faster than its sender can copy at copy_bw
-         * (seen under load): its rate cannot be read from it. Estimated as
-         * copy_bw x the kernels' reduce/copy ratio in the cache, with a
-         * warning; mem_bw is still solved. */
-        if (x == 0 && v == 1 && r->ccopy.median > 0) {
-          snprintf(r->reduce_note, sizeof r->reduce_note, "%.200s", err);
-          logsum = log(solved[0] * r->creduce.median / r->ccopy.median), n = 1;
-          for (int j = solve[v].i0; j <= solve[v].i1; j++) r->eng_rate[k][j] = exp(logsum);
-          k = solve[v].k1 + 1;
-          break;
-        }
-        if (!(x > 0)) {
-          ok = 0;
-          break;
-        }
-        r->eng_rate[k][i] = x;
-        logsum += log(x), n++;
+        x = solve_rate(path, sets, solve[v].name, buffsize, plans[k], count, r->eng[k][i].median, err, sizeof err);
+        if (x > 0) r->eng_rate[k][i] = x, logsum += log(x), n++;
       }
-    if (ok) solved[v] = exp(logsum / n);
+    if (x > 0) {
+      solved[v] = exp(logsum / n);
+    } else if (x == 0 && v == 1 && r->ccopy.median > 0) {
+      /* The reduce measured faster than its sender can copy at copy_bw
+       * (seen under load): its rate cannot be read from it. Estimated as
+       * copy_bw x the kernels' reduce/copy ratio in the cache, with a
+       * warning; mem_bw is still solved. */
+      snprintf(r->reduce_note, sizeof r->reduce_note, "%.200s", err);
+      solved[v] = solved[0] * r->creduce.median / r->ccopy.median;
+      for (int i = solve[v].i0; i <= solve[v].i1; i++) r->eng_rate[ENG_REDUCE][i] = solved[v];
+    } else {
+      ok = 0;
+    }
   }
   unlink(path);
   if (!ok) {

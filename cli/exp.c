@@ -702,8 +702,7 @@ static int calibrate_testbed(const exp_t *e, const char *outdir, const char *top
  * others go on. Returns 130 when interrupted, -1 when a calibration failed,
  * else 0. */
 static int measure_all(const exp_t *e, exp_points_t *pts, const char *topo, const char *outdir, exp_env_t *env) {
-  int measured = 0;
-  for (int i = 0; i < e->nruns; i++) measured |= e->runs[i].measure;
+  int measured = exp_measures(e);
   for (int rep = 0; rep < e->repeats && !interrupted && measured; rep++) {
     env->probe[env->nprobe++] = probe_copy();
     if (e->calibrate && calibrate_testbed(e, outdir, topo, rep, env) != 0) return interrupted ? 130 : -1;
@@ -919,8 +918,7 @@ int cmd_exp(int argc, char **argv) {
   printf("# chorus exp %s: %d runs, testbed %s, topology %s, results in %s\n", e->name, e->nruns,
          e->testbed == TESTBED_LOCAL ? "local" : e->testbed == TESTBED_NETNS ? "netns" : "none", topo, outdir);
   fflush(stdout);
-  int need_testbed = 0;
-  for (int i = 0; i < e->nruns; i++) need_testbed |= e->runs[i].measure;
+  int need_testbed = exp_measures(e);
   if (e->testbed == TESTBED_NETNS && need_testbed) {
     printf("# testbed: %d namespace hosts x %d ranks, links shaped to %s (scripts/testbed)\n", e->hosts, e->ppn,
            e->rate);

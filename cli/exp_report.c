@@ -44,6 +44,12 @@ double exp_quantile(const double *sorted, int n, double p) {
   return sorted[i] + (x - i) * (sorted[i + 1] - sorted[i]);
 }
 
+int exp_measures(const exp_t *e) {
+  for (int i = 0; i < e->nruns; i++)
+    if (e->runs[i].measure) return 1;
+  return 0;
+}
+
 int exp_noisy(const exp_env_t *env, char *why, size_t len) {
   double lo = INFINITY, hi = 0;
   for (int i = 0; i < env->nprobe; i++) lo = fmin(lo, env->probe[i]), hi = fmax(hi, env->probe[i]);
@@ -300,9 +306,7 @@ static void write_header(const exp_t *e, const exp_env_t *env, const char *topo,
   fprintf(csv, "collective,algo,nranks,nnodes,size_bytes,measured_busbw_GBps,predicted_busbw_GBps,error_pct,"
                "measured_lo_GBps,measured_hi_GBps,set,channels,repeats,inside_spread,calib_set,label\n");
   fprintf(md, "# %s\n\n%s\n\n", e->name, e->description);
-  int measured = 0;
-  for (int i = 0; i < e->nruns; i++) measured |= e->runs[i].measure;
-  if (!measured) {
+  if (!exp_measures(e)) {
     fprintf(md, "Predicted on %s, %s; topology `%s` (no testbed: nothing measured).\n", env->host, env->date, topo);
     return;
   }
@@ -428,11 +432,9 @@ int exp_report(const exp_t *e, const exp_points_t *pts, const exp_env_t *env, co
   int cross = write_crossovers(e, pts, f[2], f[1]);
   if (cross && !reason[0]) snprintf(reason, reasonlen, "%d crossing%s off by more than %gx", cross,
                                     cross == 1 ? "" : "s", e->crossover_ratio);
-  int measured = 0;
-  for (int i = 0; i < e->nruns; i++) measured |= e->runs[i].measure;
   fprintf(f[1], "\n## Verdict\n\n%s\n",
-          misses + cross ? reason
-          : measured     ? "Every measured run and crossing meets its target."
+          misses + cross   ? reason
+          : exp_measures(e) ? "Every measured run and crossing meets its target."
                          : "Nothing was measured (predictions only): no target is judged.");
   for (int i = 0; i < 3; i++) fclose(f[i]);
   return misses + cross;

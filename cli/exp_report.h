@@ -76,6 +76,8 @@ typedef struct {
   int npoints, miss;
 } exp_fidelity_t;
 
+/* 1 when some run of e is measured (its testbed is used). */
+int exp_measures(const exp_t *e);
 /* Median of v[0..n) (sorts v). */
 double exp_median(double *v, int n);
 /* The p-quantile (0-1) of sorted v[0..n), linearly interpolated. */

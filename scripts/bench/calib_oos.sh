@@ -9,7 +9,8 @@
 # prediction); its strict median |error| per algorithm and regime is read
 # from compare.csv.
 # Writes scripts/bench/results/calib_oos.csv (one row per round, binary and
-# algorithm) and keeps each round's compare.csv and calibrated.lua under
+# algorithm) and keeps each round's compare.csv, calibrated.lua, report.md and
+# calibration logs under
 # scripts/bench/results/calib_oos/.
 # Usage: scripts/bench/calib_oos.sh BEFORE_CHORUS AFTER_CHORUS [ROUNDS]
 set -euo pipefail
@@ -59,7 +60,8 @@ for r in $(seq 1 "$rounds"); do
     # 3: the targets were missed; the measurements are what this compares.
     [ $rc -eq 0 ] || [ $rc -eq 3 ] || { tail -20 "$tmp/$which$r.log"; echo "calib_oos.sh: $which exited $rc" >&2; exit 1; }
     mkdir -p "$keep/$which$r"
-    cp "$tmp/$which$r/compare.csv" "$tmp/$which$r/calibrated.lua" "$tmp/$which$r/report.md" "$keep/$which$r/"
+    cp "$tmp/$which$r/compare.csv" "$tmp/$which$r/calibrated.lua" "$tmp/$which$r/report.md" \
+      "$tmp/$which$r"/raw/calibrate*.log "$keep/$which$r/"
     summary "$tmp/$which$r" "$r" "$which" | tee -a "$out"
   done
 done

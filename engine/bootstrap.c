@@ -486,7 +486,9 @@ static chorus_result_t take(boot_t *b, int peer, uint32_t tag, int keep, int *fr
     p->from = h.from, p->tag = h.tag, p->len = h.len;
     res = net_recv_all(fd, p->data, h.len, timeout_s);
     close(fd);
-    if (res != chorus_success) {
+    if (res != chorus_success) { /* the sender died or hung mid-message: name it, whoever was awaited */
+      res = err_set(res, "rank %d: message %#x from rank %d was cut off (rank %d died or hangs): %s", b->rank,
+                    h.tag, h.from, h.from, chorus_last_error());
       free(p);
       break;
     }

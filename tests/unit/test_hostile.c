@@ -244,6 +244,37 @@ static void hostile_clients_are_refused_and_the_communicator_still_forms(void) {
   unlink(logpath);
 }
 
+/* A rank that dies in the middle of a setup message (a valid header, then
+ * the connection closes) fails the wait that reads it, naming that rank --
+ * even when the wait was for another rank. */
+static void message_cut_off_names_its_sender(void) {
+  chorus_unique_id_t id;
+  CHECK_TRUE(chorus_get_unique_id(&id) == chorus_success);
+  boot_id_t bid;
+  memcpy(&bid, id.internal, sizeof bid);
+  rank_t ranks[NRANKS];
+  pthread_t th[NRANKS];
+  for (int r = 0; r < NRANKS; r++) ranks[r] = (rank_t){.id = id, .rank = r};
+  for (int r = 0; r < NRANKS; r++) pthread_create(&th[r], NULL, join_main, &ranks[r]);
+  for (int r = 0; r < NRANKS; r++) pthread_join(th[r], NULL);
+  if (ranks[0].res != chorus_success || ranks[1].res != chorus_success) {
+    CHECK_TRUE(0);
+    return;
+  }
+  int fd = dial(&boot_peer(ranks[0].comm->boot, 0)->addr);
+  CHECK_TRUE(fd >= 0);
+  boot_msg_hdr_t h = {.magic = BOOT_MAGIC, .version = BOOT_VERSION, .from = 1, .tag = 0x7fff0001u, .len = 296};
+  memcpy(h.secret, bid.secret, 16);
+  spit(fd, &h, sizeof h, 0);
+  close(fd); /* 296 bytes promised, none sent */
+  /* Rank 0 alone starts its first collective: it reads the cut-off message
+   * first, while it waits for rank 1's connection descriptor. */
+  allreduce_main(&ranks[0]);
+  CHECK_TRUE(ranks[0].res != chorus_success);
+  CHECK_CONTAINS(chorus_last_error(), "from rank 1 was cut off");
+  for (int r = 0; r < NRANKS; r++) chorus_comm_destroy(ranks[r].comm);
+}
+
 /* A unique id that was corrupted in transit is refused with a reason, before
  * any connection is tried. */
 static void corrupted_unique_id_is_refused(void) {
@@ -262,7 +293,8 @@ static void corrupted_unique_id_is_refused(void) {
 int main(int argc, char **argv) {
   setenv("CHORUS_TIMEOUT", "10", 0);
   static const test_case_t tests[] = {TEST(hostile_clients_are_refused_and_the_communicator_still_forms),
-                                      TEST(corrupted_unique_id_is_refused), {NULL, NULL}};
+                                      TEST(corrupted_unique_id_is_refused),
+                                      TEST(message_cut_off_names_its_sender), {NULL, NULL}};
   return test_run_all_(tests, argc, argv);
 }
 int test_failed_, test_skipped_;

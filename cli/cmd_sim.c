@@ -264,6 +264,7 @@ typedef struct {
   plan_t *p;
   sim_t *s;
   plan_shape_t shape;
+  int *orders; /* the analytic model: [nch * n] the script's rings */
   FILE *csv, *trace;
   char err[2048];
   double t_plan, t_sim, sum_busbw;
@@ -319,6 +320,17 @@ static int prepare(sim_cmd_t *x) {
       return 1;
     }
     if (!x->nch) x->nch = 1;
+    /* The rings the script builds on this shape (rail-aware on multi-NIC
+     * nodes), from the script itself. */
+    planner_t *pl;
+    planner_err_t perr;
+    planner_req_t req = {.coll = a->coll, .nranks = x->n, .shape = &x->shape, .nchannels = x->nch, .opts = a->opt};
+    x->orders = malloc(sizeof *x->orders * (size_t)x->n * (size_t)x->nch);
+    if (!x->orders) return fprintf(stderr, "chorus sim: out of memory\n"), 1;
+    if (planner_open(&pl, x->algo, NULL, &perr) != chorus_success) return fprintf(stderr, "chorus sim: %s\n", perr.msg), 1;
+    chorus_result_t r = planner_rings(pl, &req, x->orders, &perr);
+    planner_close(pl);
+    if (r != chorus_success) return fprintf(stderr, "chorus sim: %s\n", perr.msg), 1;
     return 0;
   }
   planner_req_t req = {.algo = x->algo, .coll = a->coll, .nranks = x->n, .shape = &x->shape, .root = a->root,
@@ -389,7 +401,7 @@ static int run_point(sim_cmd_t *x, size_t count, size_t bytes, int last) {
   chorus_result_t r;
   if (a->analytic) {
     x->so.trace = NULL;
-    r = sim_analytic_ring(x->t, a->coll, x->n, x->nch, count, a->dt, &x->so, &x->res, x->err, sizeof x->err);
+    r = sim_analytic_ring(x->t, a->coll, x->n, x->nch, x->orders, count, a->dt, &x->so, &x->res, x->err, sizeof x->err);
   } else {
     sim_set_trace(x->s, tr);
     r = sim_run(x->s, count, a->dt, &x->res, x->err, sizeof x->err);
@@ -494,6 +506,7 @@ int cmd_sim(int argc, char **argv) {
   if (x->trace) fclose(x->trace);
   sim_destroy(x->s);
   plan_destroy(x->p);
+  free(x->orders);
   plan_shape_fini(&x->shape);
   topo_destroy(x->t);
   free(x);

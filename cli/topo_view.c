@@ -20,8 +20,10 @@ void topo_fmt_time(double s, char *buf, size_t len) {
 
 /* --- views --- */
 
-/* The nvidia-smi-style class of the route from rank i to rank j. */
-static void path_class(const topo_t *t, const topo_router_t *r, int i, int j, char *buf, size_t len) {
+/* The nvidia-smi-style class of the route from rank i to rank j: channel
+ * 0's, the route the simulator gives that connection (between hosts,
+ * through the NICs channel 0 is bound to). */
+static void path_class(const topo_t *t, topo_pathfinder_t *pf, int32_t *res, int i, int j, char *buf, size_t len) {
   int si = t->rank_dev[i], dj = t->rank_dev[j];
   if (i == j) {
     snprintf(buf, len, "X");
@@ -31,14 +33,12 @@ static void path_class(const topo_t *t, const topo_router_t *r, int i, int j, ch
     snprintf(buf, len, "MEM");
     return;
   }
-  int32_t res[512];
   double lat;
-  int hops = topo_router_hops(r, si);
-  if (hops < 0 || hops > 255) {
-    snprintf(buf, len, hops < 0 ? "-" : "FAR");
+  int n = topo_route_conn(pf, i, j, 0, res, &lat);
+  if (n < 0) {
+    snprintf(buf, len, n == -1 ? "-" : "?");
     return;
   }
-  int n = topo_router_route(r, si, topo_flow_key(i, j, 0), res, &lat);
   int net = 0, nic = 0, nv = 0, pcie = 0, cpu = 0;
   int x = si;
   for (int k = 0; k < n; k++) {
@@ -131,23 +131,23 @@ void topo_print(const topo_t *t, FILE *f, int max_ranks) {
   fprintf(f, "\npath matrix (row: from rank, column: to rank):\n%8s", "");
   for (int j = 0; j < shown; j++) fprintf(f, " %5d", j);
   fprintf(f, "\n");
-  topo_router_t **routers = calloc(shown, sizeof *routers);
-  for (int j = 0; routers && j < shown; j++)
-    if (topo_router_create(&routers[j], t, t->rank_dev[j]) != chorus_success) routers[j] = NULL;
+  topo_pathfinder_t *pf = NULL;
+  int32_t *res = malloc(sizeof *res * topo_route_conn_cap(t));
+  if (res && topo_pathfinder_create(&pf, t) != chorus_success) pf = NULL;
   for (int i = 0; i < shown; i++) {
     fprintf(f, "rank %-3d", i);
     for (int j = 0; j < shown; j++) {
       char c[16] = "?";
-      if (routers && routers[j]) path_class(t, routers[j], i, j, c, sizeof c);
+      if (pf) path_class(t, pf, res, i, j, c, sizeof c);
       fprintf(f, " %5s", c);
     }
     fprintf(f, "\n");
   }
-  for (int j = 0; routers && j < shown; j++) topo_router_destroy(routers[j]);
-  free(routers);
+  topo_pathfinder_destroy(pf);
+  free(res);
   fprintf(f, "\nlegend: X self, MEM same device, NV# NVLink (# links on the route), PIX one PCIe switch, PXB several\n"
              "PCIe switches, PHB through one CPU, SYS across CPUs/NUMA nodes, NET# across NICs with # network\n"
-             "switches, L# other (# links)\n");
+             "switches, L# other (# links); the route of channel 0 (between hosts, through its NICs)\n");
 }
 
 static const char *dot_shape(topo_kind_t k) {

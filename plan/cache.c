@@ -60,13 +60,22 @@ static char *make_key(const planner_req_t *req) {
       snprintf(NULL, 0, fmt, (int)req->coll, req->algo, dir, req->nranks, root, req->nchannels, opts, req->no_fuse);
   if (head < 0) return NULL;
   int nnodes = req->shape ? req->shape->nnodes : 0;
+  /* NICs change rail-aware scripts' plans: with more than one on a node, every
+   * node's count and every rank's NIC are in the key too. */
+  int nics = req->shape && plan_shape_has_nics(req->shape);
   size_t cap = (size_t)head + (size_t)nnodes * 12 + 1; /* ",%d" of an int is at most 12 characters */
+  if (nics) cap += 1 + (size_t)nnodes * 12 + (size_t)req->nranks * 12;
   char *key = malloc(cap);
   if (!key) return NULL;
   size_t n = (size_t)snprintf(key, cap, fmt, (int)req->coll, req->algo, dir, req->nranks, root, req->nchannels, opts,
                               req->no_fuse);
   for (int i = 0; i < nnodes; i++)
     n += (size_t)snprintf(key + n, cap - n, "%d,", req->shape->node_size[i]);
+  if (nics) {
+    n += (size_t)snprintf(key + n, cap - n, "|");
+    for (int i = 0; i < nnodes; i++) n += (size_t)snprintf(key + n, cap - n, "%d,", req->shape->node_nics[i]);
+    for (int r = 0; r < req->nranks; r++) n += (size_t)snprintf(key + n, cap - n, "%d,", req->shape->rank_nic[r]);
+  }
   return key;
 }
 

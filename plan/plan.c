@@ -69,7 +69,9 @@ chorus_result_t plan_shape_init(plan_shape_t *s, int nranks, int nnodes, const i
   s->node_size = malloc(sizeof(int) * (size_t)nnodes);
   s->node_first = malloc(sizeof(int) * (size_t)nnodes);
   s->rank_node = malloc(sizeof(int) * (size_t)nranks);
-  if (!s->node_size || !s->node_first || !s->rank_node) {
+  s->node_nics = malloc(sizeof(int) * (size_t)nnodes);
+  s->rank_nic = calloc((size_t)nranks, sizeof(int));
+  if (!s->node_size || !s->node_first || !s->rank_node || !s->node_nics || !s->rank_nic) {
     plan_shape_fini(s);
     return chorus_out_of_memory;
   }
@@ -82,6 +84,7 @@ chorus_result_t plan_shape_init(plan_shape_t *s, int nranks, int nnodes, const i
     }
     s->node_size[i] = sz;
     s->node_first[i] = total;
+    s->node_nics[i] = 1;
     for (int r = total; r < total + sz; r++) s->rank_node[r] = i;
     total += sz;
   }
@@ -96,11 +99,33 @@ void plan_shape_fini(plan_shape_t *s) {
   free(s->node_size);
   free(s->node_first);
   free(s->rank_node);
+  free(s->node_nics);
+  free(s->rank_nic);
   memset(s, 0, sizeof *s);
 }
 
 chorus_result_t plan_shape_copy(plan_shape_t *dst, const plan_shape_t *src, int nranks) {
-  return plan_shape_init(dst, nranks, src->nnodes, src->node_size);
+  TRY(plan_shape_init(dst, nranks, src->nnodes, src->node_size));
+  if (!src->node_nics || !src->rank_nic) return chorus_success;
+  chorus_result_t r = plan_shape_set_nics(dst, nranks, src->node_nics, src->rank_nic);
+  if (r != chorus_success) plan_shape_fini(dst);
+  return r;
+}
+
+chorus_result_t plan_shape_set_nics(plan_shape_t *s, int nranks, const int *node_nics, const int *rank_nic) {
+  for (int i = 0; i < s->nnodes; i++)
+    if (node_nics[i] < 1) return chorus_invalid_argument;
+  for (int r = 0; r < nranks; r++)
+    if (rank_nic[r] < 0 || rank_nic[r] >= node_nics[s->rank_node[r]]) return chorus_invalid_argument;
+  memcpy(s->node_nics, node_nics, sizeof(int) * (size_t)s->nnodes);
+  memcpy(s->rank_nic, rank_nic, sizeof(int) * (size_t)nranks);
+  return chorus_success;
+}
+
+int plan_shape_has_nics(const plan_shape_t *s) {
+  for (int i = 0; i < s->nnodes; i++)
+    if (s->node_nics[i] > 1) return 1;
+  return 0;
 }
 
 int plan_shape_even(const plan_shape_t *s) {

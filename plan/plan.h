@@ -80,12 +80,18 @@ typedef struct {
 } plan_prog_t;
 
 /* The node shape: ranks are numbered node by node, node i holding
- * node_size[i] consecutive ranks. */
+ * node_size[i] consecutive ranks. Each node has node_nics[i] network
+ * interfaces (NICs, in the order the node declares them; at least 1), and
+ * each rank a NIC of its node it is nearest to (rank_nic), so that scripts
+ * can give each channel its own NIC (a rail) as NCCL does; a node whose NICs
+ * are not known has one, and every rank on NIC 0. */
 typedef struct {
   int nnodes;
   int *node_size;  /* [nnodes] */
   int *node_first; /* [nnodes] first rank of each node */
   int *rank_node;  /* [nranks] node of each rank */
+  int *node_nics;  /* [nnodes] NICs of each node, >= 1 */
+  int *rank_nic;   /* [nranks] the NIC of its node each rank is nearest to, 0 .. node_nics - 1 */
 } plan_shape_t;
 
 #define PLAN_MAX_FILES 16
@@ -125,6 +131,12 @@ int plan_coll_reduces(chorus_coll_t coll);
 chorus_result_t plan_shape_init(plan_shape_t *s, int nranks, int nnodes, const int *sizes);
 void plan_shape_fini(plan_shape_t *s);
 chorus_result_t plan_shape_copy(plan_shape_t *dst, const plan_shape_t *src, int nranks);
+/* Set the NICs: node_nics[nnodes] (each >= 1) and rank_nic[nranks] (each
+ * below its node's count); chorus_invalid_argument when one is out of range,
+ * the shape unchanged. */
+chorus_result_t plan_shape_set_nics(plan_shape_t *s, int nranks, const int *node_nics, const int *rank_nic);
+/* 1 when some node has more than one NIC. */
+int plan_shape_has_nics(const plan_shape_t *s);
 /* 1 when every node holds the same number of ranks. */
 int plan_shape_even(const plan_shape_t *s);
 

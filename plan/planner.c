@@ -334,6 +334,18 @@ static int ctx_node_size(lua_State *L) {
   return 1;
 }
 
+static int ctx_node_nics(lua_State *L) {
+  planner_t *pl = ctx_planner(L);
+  lua_pushinteger(L, pl->plan->shape.node_nics[check_node_arg(L, pl, "node_nics")]);
+  return 1;
+}
+
+static int ctx_nic_of(lua_State *L) {
+  planner_t *pl = ctx_planner(L);
+  lua_pushinteger(L, pl->plan->shape.rank_nic[check_rank_arg(L, pl, "nic_of")]);
+  return 1;
+}
+
 static int ctx_node_ranks(lua_State *L) {
   planner_t *pl = ctx_planner(L);
   int node = check_node_arg(L, pl, "node_ranks");
@@ -392,6 +404,8 @@ static const luaL_Reg ctx_methods[] = {
     {"local_rank_of", ctx_local_rank_of},
     {"node_size", ctx_node_size},
     {"node_ranks", ctx_node_ranks},
+    {"node_nics", ctx_node_nics},
+    {"nic_of", ctx_nic_of},
     {"opt", ctx_opt},
     {NULL, NULL},
 };
@@ -445,6 +459,10 @@ static void ctx_set_plan(planner_t *pl) {
   set_field_int(L, "nchannels", p->nchannels);
   set_field_int(L, "root", p->root);
   set_field_int(L, "nnodes", p->shape.nnodes);
+  /* A table that lives for one plan: scripts keep what every rank and
+   * channel of the plan shares (a ring built once) there. */
+  lua_newtable(L);
+  lua_setfield(L, -2, "memo");
   lua_pushstring(L, chorus_coll_name(p->coll));
   lua_setfield(L, -2, "collective");
   if (pl->chunks_known)
@@ -803,6 +821,64 @@ static int plan_threads(const planner_req_t *req) {
   if (n < 1) n = 1;
   if (n > PLANNER_MAX_THREADS) n = PLANNER_MAX_THREADS;
   return (int)n;
+}
+
+chorus_result_t planner_rings(planner_t *pl, const planner_req_t *req, int *orders, planner_err_t *err) {
+  if (err) memset(err, 0, sizeof *err);
+  int n = req->nranks, nch = req->nchannels;
+  if (n < 1 || n > PLAN_MAX_RANKS || nch < 1 || nch > PLAN_MAX_CHANNELS) {
+    set_err(err, "rings of %d ranks and %d channels: out of range", n, nch);
+    return chorus_invalid_argument;
+  }
+  lua_State *L = sbx_state(pl->sbx);
+  push_script_field(pl, "ring");
+  int is_fn = lua_isfunction(L, -1);
+  lua_pop(L, 1);
+  if (!is_fn) {
+    set_err(err, "%s declares no ring order (a field 'ring' = function(ctx) returning the channel's ranks in order)",
+            base_name(pl->path));
+    return chorus_invalid_usage;
+  }
+  chorus_result_t r = plan_create(&pl->plan, req->coll, n, nch, 0, req->shape);
+  if (r != chorus_success) {
+    set_err(err, "cannot create a plan of %d ranks: %s", n, chorus_result_string(r));
+    return r;
+  }
+  snprintf(pl->plan->algo, sizeof pl->plan->algo, "%s", pl->name);
+  pl->chunks_known = 0;
+  ctx_set_plan(pl);
+  char *seen = malloc((size_t)n);
+  if (!seen) r = chorus_out_of_memory;
+  for (int c = 0; c < nch && r == chorus_success; c++) {
+    ctx_set_rank(pl, 0, c);
+    push_script_field(pl, "ring");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, pl->ctx_ref);
+    r = sbx_call(pl->sbx, 1, 1);
+    if (r != chorus_success) {
+      call_err(pl, "ring", err);
+      break;
+    }
+    memset(seen, 0, (size_t)n);
+    int ok = lua_istable(L, -1) && (int)luaL_len(L, -1) == n;
+    for (int i = 0; ok && i < n; i++) {
+      lua_rawgeti(L, -1, i + 1);
+      int isnum;
+      lua_Integer v = lua_tointegerx(L, -1, &isnum);
+      lua_pop(L, 1);
+      ok = isnum && v >= 0 && v < n && !seen[v];
+      if (ok) seen[v] = 1, orders[(size_t)c * (size_t)n + (size_t)i] = (int)v;
+    }
+    lua_pop(L, 1);
+    if (!ok) {
+      set_err(err, "%s: ring(ctx) of channel %d must return a list of the %d ranks, each once", base_name(pl->path), c,
+              n);
+      r = chorus_script_error;
+    }
+  }
+  free(seen);
+  plan_destroy(pl->plan);
+  pl->plan = NULL;
+  return r;
 }
 
 chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **out, planner_err_t *err) {

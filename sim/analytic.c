@@ -1,6 +1,6 @@
 /* analytic.c -- the analytic ring (analytic.h): the ring reduced to one
  * rank by symmetry, replayed on a network of one resource per channel with
- * the ring's bottleneck share and largest latency. */
+ * the ring's bottleneck share and its hops' mean latency. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +16,14 @@ static chorus_result_t append(plan_t *p, int ch, int code, int sb, int sc, int d
 }
 
 /* The ring's bottleneck: every resource's capacity divided by the ring
- * connections (every channel's: even channels run r -> r+1, odd ones
- * r -> r-1, each with its own ECMP hash) crossing it; and the largest
- * route latency. */
-static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, double *bw_out, double *lat_out, char *err,
-                                       size_t errlen) {
+ * connections crossing it (channel c's ring is orders[c * n ..], each
+ * connection routed as the event model routes it, with its own ECMP hash);
+ * and the mean route latency (a piece crosses every hop once per lap). */
+static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, const int *orders, double *bw_out,
+                                       double *lat_out, char *err, size_t errlen) {
   int nres = topo_nres(t);
   int *uses = calloc(nres, sizeof *uses);
-  int32_t *buf = malloc(sizeof *buf * (2 * t->ndevs + 2));
+  int32_t *buf = malloc(sizeof *buf * topo_route_conn_cap(t));
   if (!uses || !buf) {
     free(uses), free(buf);
     return chorus_out_of_memory;
@@ -33,24 +33,23 @@ static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, double *
   /* Each ring connection is its own (source, destination) pair. */
   topo_pathfinder_t *pf = NULL;
   r = topo_pathfinder_create(&pf, t);
-  for (int src = 0; src < n && r == chorus_success; src++) {
-    for (int dir = 0; dir < (nch > 1 ? 2 : 1) && r == chorus_success; dir++) {
-      int dst = dir == 0 ? (src + 1) % n : (src + n - 1) % n;
-      for (int ch = dir; ch < nch && r == chorus_success; ch += 2) {
-        double l;
-        int len = topo_route_pair(pf, t->rank_dev[src], t->rank_dev[dst], topo_flow_key(src, dst, ch), buf, &l);
-        if (len == -2) {
-          r = chorus_out_of_memory;
-          break;
-        }
-        if (len < 0) {
-          snprintf(err, errlen, "rank %d cannot reach rank %d in %s", src, dst, t->path);
-          r = chorus_invalid_argument;
-          break;
-        }
-        if (l > lat) lat = l;
-        for (int k = 0; k < len; k++) uses[buf[k]]++;
+  for (int ch = 0; ch < nch && r == chorus_success; ch++) {
+    const int *ring = orders + (size_t)ch * (size_t)n;
+    for (int i = 0; i < n && r == chorus_success; i++) {
+      int src = ring[i], dst = ring[(i + 1) % n];
+      double l;
+      int len = topo_route_conn(pf, src, dst, ch, buf, &l);
+      if (len == -2) {
+        r = chorus_out_of_memory;
+        break;
       }
+      if (len < 0) {
+        snprintf(err, errlen, "rank %d cannot reach rank %d in %s", src, dst, t->path);
+        r = chorus_invalid_argument;
+        break;
+      }
+      lat += l / ((double)n * nch);
+      for (int k = 0; k < len; k++) uses[buf[k]]++;
     }
   }
   double bw = INFINITY;
@@ -106,7 +105,7 @@ static chorus_result_t ring_plan(chorus_coll_t coll, int n, int nch, plan_t **ou
   return chorus_success;
 }
 
-chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int n, int nch, size_t count,
+chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int n, int nch, const int *orders, size_t count,
                                   chorus_dtype_t dt, const sim_opts_t *o, sim_result_t *res, char *err,
                                   size_t errlen) {
   memset(res, 0, sizeof *res);
@@ -120,7 +119,7 @@ chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int n, in
     return chorus_invalid_argument;
   }
   double bw, lat;
-  TRY(ring_bottleneck(t, n, nch, &bw, &lat, err, errlen));
+  TRY(ring_bottleneck(t, n, nch, orders, &bw, &lat, err, errlen));
   plan_t *p = NULL;
   chorus_result_t r = ring_plan(coll, n, nch, &p);
   sim_t *s = NULL;

@@ -291,7 +291,7 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
   /* Group connections by destination device; one router per device. */
   int nd = t->ndevs;
   int *first = calloc(nd + 1, sizeof *first), *order = malloc(sizeof *order * (s->nconn + 1));
-  int32_t *buf = malloc(sizeof *buf * (2 * t->ndevs + 2));
+  int32_t *buf = malloc(sizeof *buf * topo_route_conn_cap(t));
   if (!first || !order || !buf) {
     free(first), free(order), free(buf);
     return chorus_out_of_memory;
@@ -320,8 +320,11 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
      * sources, on a large fabric nearly all of them. Many sources share the
      * one search instead. Both give the same routes. */
     int pairs = first[d + 1] - first[d] <= SIM_PAIR_ROUTES;
-    if (pairs) res = pf ? chorus_success : topo_pathfinder_create(&pf, t);
-    else res = r ? topo_router_retarget(r, d) : topo_router_create(&r, t, d);
+    /* Between hosts with NICs a connection goes through its channel's NICs
+     * (topo_route_conn), one pair at a time. */
+    int via_nics = topo_host_nics(t, t->devs[d].host) > 0;
+    res = pf ? chorus_success : topo_pathfinder_create(&pf, t);
+    if (res == chorus_success && !pairs) res = r ? topo_router_retarget(r, d) : topo_router_create(&r, t, d);
     if (res != chorus_success) break;
     for (int i = first[d]; i < first[d + 1]; i++) {
       sim_conn_t *c = conn(s, order[i]);
@@ -329,8 +332,9 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
       int sr = c->src_thr / p->nchannels, dr = c->dst_thr / p->nchannels, ch = c->src_thr % p->nchannels;
       double lat;
       uint64_t key = topo_flow_key(sr, dr, ch);
-      int len = pairs ? topo_route_pair(pf, t->rank_dev[sr], d, key, buf, &lat)
-                      : topo_router_route(r, t->rank_dev[sr], key, buf, &lat);
+      int cross = via_nics && t->devs[t->rank_dev[sr]].host != t->devs[d].host;
+      int len = pairs || cross ? topo_route_conn(pf, sr, dr, ch, buf, &lat)
+                               : topo_router_route(r, t->rank_dev[sr], key, buf, &lat);
       if (len == -2) {
         res = chorus_out_of_memory;
         break;

@@ -515,6 +515,73 @@ static void first_line(const char *msg, char *out, size_t len) {
   out[n] = 0;
 }
 
+/* Each host's NICs, and for each rank the NIC nearest it: a breadth-first
+ * search from the rank's device through the forwarding devices of its host
+ * (a NIC's route to another host is not "near"). */
+static chorus_result_t resolve_nics(topo_t *t) {
+  int nh = t->nhosts, nd = t->ndevs;
+  t->host_nic_first = calloc((size_t)nh + 1, sizeof(int));
+  t->rank_nic = malloc(sizeof(int) * ((size_t)t->nranks + 1));
+  int *hops = malloc(sizeof(int) * ((size_t)nd + 1)), *queue = malloc(sizeof(int) * ((size_t)nd + 1));
+  int *stamp = calloc((size_t)nd + 1, sizeof(int));
+  if (!t->host_nic_first || !t->rank_nic || !hops || !queue || !stamp) {
+    free(hops), free(queue), free(stamp);
+    return chorus_out_of_memory;
+  }
+  for (int d = 0; d < nd; d++)
+    if (t->devs[d].kind == TOPO_NIC && t->devs[d].host >= 0) t->host_nic_first[t->devs[d].host + 1]++;
+  for (int h = 0; h < nh; h++) t->host_nic_first[h + 1] += t->host_nic_first[h];
+  int total = t->host_nic_first[nh];
+  t->host_nic = malloc(sizeof(int) * ((size_t)total + 1));
+  t->nic_proxy = malloc(sizeof(int) * ((size_t)total + 1));
+  int *fill = calloc((size_t)nh + 1, sizeof(int)), *load = calloc((size_t)total + 1, sizeof(int));
+  int *nic_index = malloc(sizeof(int) * ((size_t)nd + 1));
+  chorus_result_t res = chorus_success;
+  if (!t->host_nic || !t->nic_proxy || !fill || !load || !nic_index) {
+    res = chorus_out_of_memory;
+    goto done;
+  }
+  for (int d = 0; d < nd; d++) {
+    nic_index[d] = -1;
+    int h = t->devs[d].host;
+    if (t->devs[d].kind != TOPO_NIC || h < 0) continue;
+    nic_index[d] = t->host_nic_first[h] + fill[h]++;
+    t->host_nic[nic_index[d]] = d;
+    t->nic_proxy[nic_index[d]] = -1;
+  }
+  for (int r = 0; r < t->nranks; r++) {
+    int src = t->rank_dev[r], h = t->devs[src].host;
+    t->rank_nic[r] = -1;
+    if (topo_host_nics(t, h) == 0) continue;
+    /* Hop counts from the rank's device (stamp r + 1 marks this search). */
+    int head = 0, tail = 0, best = -1, best_hops = 0;
+    queue[tail++] = src, hops[src] = 0, stamp[src] = r + 1;
+    while (head < tail) {
+      int u = queue[head++];
+      if (best >= 0 && hops[u] > best_hops) break;
+      int k = nic_index[u];
+      if (k >= 0 && t->devs[u].host == h) {
+        if (best < 0 || load[k] < load[best] || (load[k] == load[best] && k < best)) best = k, best_hops = hops[u];
+        continue; /* a NIC is where the host ends */
+      }
+      if (u != src && !t->devs[u].forward) continue;
+      for (int i = t->adj_first[u]; i < t->adj_fwd_end[u]; i++) {
+        int v = t->adj_peer[i];
+        if (stamp[v] == r + 1 || t->devs[v].host != h) continue;
+        stamp[v] = r + 1, hops[v] = hops[u] + 1;
+        queue[tail++] = v;
+      }
+    }
+    if (best < 0) continue; /* no NIC of its host within reach */
+    load[best]++;
+    if (t->nic_proxy[best] < 0) t->nic_proxy[best] = src;
+    t->rank_nic[r] = best - t->host_nic_first[h];
+  }
+done:
+  free(fill), free(load), free(nic_index), free(hops), free(queue), free(stamp);
+  return res;
+}
+
 static chorus_result_t resolve(builder_t *b, topo_err_t *err) {
   topo_t *t = b->t;
   t->links = calloc(b->nlinks ? b->nlinks : 1, sizeof *t->links);
@@ -603,7 +670,7 @@ static chorus_result_t resolve(builder_t *b, topo_err_t *err) {
     }
   }
   topo_router_destroy(r0);
-  return chorus_success;
+  return resolve_nics(t);
 }
 
 static void builder_fini(builder_t *b) {
@@ -693,6 +760,10 @@ void topo_destroy(topo_t *t) {
   free(t->adj_link);
   free(t->adj_peer);
   free(t->adj_fwd_end);
+  free(t->host_nic_first);
+  free(t->host_nic);
+  free(t->rank_nic);
+  free(t->nic_proxy);
   free(t);
 }
 
@@ -721,5 +792,13 @@ chorus_result_t topo_shape(const topo_t *t, int nranks, plan_shape_t *shape, int
   chorus_result_t res = plan_shape_init(shape, nranks, n, sizes);
   free(sizes);
   if (contiguous) *contiguous = ok;
-  return res;
+  if (res != chorus_success) return res;
+  /* The NICs: a node that is a host has that host's, each rank the one
+   * nearest it; a node whose host has none (or no host) keeps one, all on 0. */
+  for (int i = 0; i < shape->nnodes; i++) {
+    int h = t->devs[t->rank_dev[shape->node_first[i]]].host, k = topo_host_nics(t, h);
+    shape->node_nics[i] = k > 0 ? k : 1;
+  }
+  for (int r = 0; r < nranks; r++) shape->rank_nic[r] = t->rank_nic[r] > 0 ? t->rank_nic[r] : 0;
+  return chorus_success;
 }

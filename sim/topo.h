@@ -88,6 +88,17 @@ typedef struct {
    * in adj_peer. */
   int *adj_first, *adj_link, *adj_peer;
   int *adj_fwd_end; /* [ndevs] the forwarding neighbours come first: adj_first[d] .. adj_fwd_end[d]-1 */
+  /* NICs (devices of kind nic) of each host, in declaration order: host h's
+   * are host_nic[host_nic_first[h] .. host_nic_first[h + 1] - 1]. */
+  int *host_nic_first, *host_nic;
+  /* [nranks] the index among its host's NICs of the one nearest the rank
+   * (fewest links through forwarding devices of the host; among equals, the
+   * NIC with fewer ranks so far, then the first): NIC i beside GPU i on a
+   * DGX. -1 when its host has no NIC. */
+  int *rank_nic;
+  /* [parallel to host_nic] the device of the first rank nearest that NIC, -1
+   * none: the GPU PXN relays through. */
+  int *nic_proxy;
   char params[1024]; /* the parameters the script read, "k=v,k=v" with the values used */
 } topo_t;
 
@@ -123,6 +134,11 @@ int topo_proto_parse(const char *name);
  * a host are not consecutive, each run of them counts as a node and
  * *contiguous is 0. */
 chorus_result_t topo_shape(const topo_t *t, int nranks, plan_shape_t *shape, int *contiguous);
+
+/* NICs of host h (0 when h < 0). */
+static inline int topo_host_nics(const topo_t *t, int h) {
+  return h < 0 ? 0 : t->host_nic_first[h + 1] - t->host_nic_first[h];
+}
 
 /* --- routes --- */
 

@@ -367,6 +367,57 @@ int topo_route_pair(topo_pathfinder_t *pf, int src_dev, int dst_dev, uint64_t ke
   return len;
 }
 
+/* 1 when a route passes through a CPU (a PCIe root complex): the path NCCL
+ * avoids with PXN. */
+static int crosses_cpu(const topo_t *t, const int32_t *res, int len) {
+  for (int i = 0; i < len; i++) {
+    if (res[i] >= 2 * t->nlinks) continue;
+    const topo_link_t *l = &t->links[res[i] / 2];
+    if (t->devs[l->a].kind == TOPO_CPU || t->devs[l->b].kind == TOPO_CPU) return 1;
+  }
+  return 0;
+}
+
+/* Append the route from a to b to res at *len; 0, or topo_route_pair's error. */
+static int segment(topo_pathfinder_t *pf, int a, int b, uint64_t key, int32_t *res, int *len, double *lat) {
+  if (a == b) return 0;
+  double l;
+  int n = topo_route_pair(pf, a, b, key, res + *len, &l);
+  if (n < 0) return n;
+  *len += n, *lat += l;
+  return 0;
+}
+
+int topo_route_conn(topo_pathfinder_t *pf, int src, int dst, int ch, int32_t *res, double *lat) {
+  const topo_t *t = pf->t;
+  int sd = t->rank_dev[src], dd = t->rank_dev[dst];
+  int hs = t->devs[sd].host, hd = t->devs[dd].host;
+  int ks = topo_host_nics(t, hs), kd = topo_host_nics(t, hd);
+  uint64_t key = topo_flow_key(src, dst, ch);
+  if (hs == hd || ks == 0 || kd == 0) return topo_route_pair(pf, sd, dd, key, res, lat);
+  int is = t->host_nic_first[hs] + ch % ks, id = t->host_nic_first[hd] + ch % kd;
+  int ns = t->host_nic[is], nd = t->host_nic[id];
+  int len = 0, e;
+  *lat = 0;
+  /* To the channel's NIC: directly, or through the GPU beside it. */
+  if ((e = segment(pf, sd, ns, key, res, &len, lat)) != 0) return e;
+  int proxy = t->nic_proxy[is];
+  if (proxy >= 0 && proxy != sd && crosses_cpu(t, res, len)) {
+    int plen = 0;
+    double plat = 0;
+    int32_t *alt = res + len; /* the first segment's room is reused if PXN wins */
+    if ((e = segment(pf, sd, proxy, key, alt, &plen, &plat)) == -2) return e;
+    if (e == 0 && !crosses_cpu(t, alt, plen)) {
+      memmove(res, alt, sizeof *res * (size_t)plen);
+      len = plen, *lat = plat;
+      if ((e = segment(pf, proxy, ns, key, res, &len, lat)) != 0) return e;
+    }
+  }
+  if ((e = segment(pf, ns, nd, key, res, &len, lat)) != 0) return e;
+  if ((e = segment(pf, nd, dd, key, res, &len, lat)) != 0) return e;
+  return len;
+}
+
 /* The device whose memory is resource res (res >= topo_nres). */
 static const topo_dev_t *mem_of(const topo_t *t, int res) {
   for (int d = 0; d < t->ndevs; d++)

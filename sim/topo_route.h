@@ -54,6 +54,18 @@ void topo_pathfinder_destroy(topo_pathfinder_t *pf);
  * -2 out of memory. */
 int topo_route_pair(topo_pathfinder_t *pf, int src_dev, int dst_dev, uint64_t key, int32_t *res, double *lat);
 
+/* The route of a connection from rank src to rank dst on channel ch, as the
+ * simulator takes it. Between two hosts that have NICs, the traffic of
+ * channel ch leaves through its host's NIC ch mod k and enters through the
+ * destination host's NIC ch mod k' -- each channel on its own NIC, as NCCL
+ * binds channels to NICs -- and when the route from the source to that NIC
+ * crosses a CPU while the GPU nearest the NIC is reachable without one (over
+ * NVLink), the data goes to that GPU first (PXN). Otherwise the shortest
+ * route. res holds at least topo_route_conn_cap(t) entries. Returns the
+ * length, -1 when unreachable, -2 out of memory. */
+int topo_route_conn(topo_pathfinder_t *pf, int src, int dst, int ch, int32_t *res, double *lat);
+static inline size_t topo_route_conn_cap(const topo_t *t) { return 4 * (2 * (size_t)t->ndevs + 2); }
+
 /* The flow key of a connection, as the simulator and `topo show` use it. */
 static inline uint64_t topo_flow_key(int src_rank, int dst_rank, int channel) {
   uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)(uint32_t)src_rank << 32 | (uint32_t)dst_rank);

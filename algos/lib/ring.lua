@@ -33,17 +33,70 @@ function M.node_order(ctx)
   return order
 end
 
+-- Whether some node of the plan has more than one NIC.
+local function has_rails(ctx)
+  if ctx.memo.rails == nil then
+    local any = false
+    for node = 0, ctx.nnodes - 1 do
+      if ctx:node_nics(node) > 1 then any = true end
+    end
+    ctx.memo.rails = any
+  end
+  return ctx.memo.rails
+end
+
+-- The rail-aware ring of channel c, as NCCL's ring search builds it on
+-- multi-NIC nodes: the channel's traffic between nodes goes through NIC
+-- c mod k of each node (the simulator routes it so), so the ring enters every
+-- node at the first rank nearest that NIC, then visits the node's other ranks
+-- in local order from there (backwards when reverse), and leaves from the
+-- last of them; nodes in order (reversed when reverse). Each channel's
+-- crossings then sit on its own rail, and with as many channels as NICs every
+-- NIC carries one channel each way.
+function M.rail_order(ctx, c, reverse)
+  local order = {}
+  local first, last, step = 0, ctx.nnodes - 1, 1
+  if reverse then first, last, step = last, first, -1 end
+  for node = first, last, step do
+    local ranks = ctx:node_ranks(node)
+    local m, rail = #ranks, c % ctx:node_nics(node)
+    local entry = 1
+    for i = 1, m do
+      if ctx:nic_of(ranks[i]) == rail then
+        entry = i
+        break
+      end
+    end
+    for j = 0, m - 1 do
+      local i = reverse and (entry - 1 - j) % m + 1 or (entry - 1 + j) % m + 1
+      order[#order + 1] = ranks[i]
+    end
+  end
+  return order
+end
+
 -- The node-aware ring of all ranks for this channel. opts.reverse_odd (the
 -- default: true) runs odd channels the other way round, so that two channels
--- use both directions of every link.
--- Ranks are numbered node by node, so the node order is 0..n-1 whatever the
--- node sizes: the ring depends only on n and the direction, and is built once
--- per (n, direction) and shared (ring objects are never modified).
+-- use both directions of every link. On nodes with several NICs the ring of
+-- each channel is rail-aware (M.rail_order), built once per plan and channel.
+-- Otherwise ranks are numbered node by node, so the node order is 0..n-1
+-- whatever the node sizes: the ring depends only on n and the direction, and
+-- is built once per (n, direction) and shared (ring objects are never
+-- modified).
 local made = {}
 
 function M.new(ctx, opts)
   local reverse_odd = not (opts and opts.reverse_odd == false)
   local reverse = reverse_odd and ctx.channel % 2 == 1
+  if ctx.nnodes > 1 and has_rails(ctx) then
+    local key = "ring" .. ctx.channel .. (reverse and "r" or "")
+    local ring = ctx.memo[key]
+    if not ring then
+      ring = M.of(M.rail_order(ctx, ctx.channel, reverse))
+      ctx.memo[key] = ring
+    end
+    return ring
+  end
   local key = ctx.nranks * 2 + (reverse and 1 or 0)
   local ring = made[key]
   if not ring then

@@ -136,6 +136,33 @@ static void shape_follows_hosts(void) {
   topo_destroy(t);
 }
 
+/* Each rank's NIC is the nearest of its host's: on a DGX node NIC i beside
+ * GPU i (GPUs 2k and 2k+1 share a PCIe switch with NICs 2k and 2k+1: the
+ * tie goes to the NIC with fewer ranks); a PCIe box with one NIC puts every
+ * GPU on it; a topology without NICs leaves one per node. */
+static void shape_knows_each_ranks_nic(void) {
+  static const struct {
+    const char *topo, *sets;
+    int n, nics, nic_of_rank5;
+  } cases[] = {{"dgx-cluster", "nodes=2", 16, 8, 5}, {"pcie-8gpu", NULL, 8, 1, 0}, {"star", "nodes=4", 4, 1, 0}};
+  for (int k = 0; k < 3; k++) {
+    topo_t *t;
+    topo_err_t err;
+    CHECK_EQ_INT(topo_load(&t, cases[k].topo, cases[k].sets, &err), chorus_success);
+    if (!t) continue;
+    plan_shape_t s;
+    CHECK_EQ_INT(topo_shape(t, cases[k].n, &s, NULL), chorus_success);
+    CHECK_EQ_INT(s.node_nics[s.nnodes - 1], cases[k].nics);
+    CHECK_EQ_INT(plan_shape_has_nics(&s), cases[k].nics > 1);
+    if (cases[k].n > 5) CHECK_EQ_INT(s.rank_nic[5], cases[k].nic_of_rank5);
+    if (cases[k].nics == 8)
+      for (int r = 0; r < cases[k].n; r++) CHECK_EQ_INT(s.rank_nic[r], r % 8);
+    plan_shape_fini(&s);
+    topo_destroy(t);
+  }
+}
+
 TEST_MAIN(TEST(every_shipped_topology_loads), TEST(set_overrides_parameters_and_units),
           TEST(star_route_is_two_hops_with_both_latencies), TEST(routes_prefer_nvlink_over_an_equally_short_pcie_path),
-          TEST(ecmp_hashing_is_deterministic_and_spreads), TEST(shape_follows_hosts))
+          TEST(ecmp_hashing_is_deterministic_and_spreads), TEST(shape_follows_hosts),
+          TEST(shape_knows_each_ranks_nic))

@@ -132,6 +132,7 @@ function M.fat_tree(o)
   local leaves = math.max(1, math.ceil(#eps / ports))
   local pre, spre = o.prefix or "", o.spines_prefix or o.prefix or ""
   for l = 0, leaves - 1 do device { name = pre .. "leaf" .. l, kind = "switch" } end
+  local uplinks = leaves > 1 or o.spines_declared
   if leaves > 1 and not o.spines_declared then
     for s = 0, up - 1 do device { name = spre .. "spine" .. s, kind = "switch" } end
   end
@@ -139,7 +140,7 @@ function M.fat_tree(o)
     local l = (o.placement == "spread") and ((i - 1) % leaves) or ((i - 1) // ports)
     link { ep, pre .. "leaf" .. l, bw = o.bw, lat = o.lat }
   end
-  if leaves > 1 then
+  if uplinks then
     for l = 0, leaves - 1 do
       for s = 0, up - 1 do
         link { pre .. "leaf" .. l, spre .. "spine" .. s, bw = o.uplink_bw or o.bw, lat = o.switch_lat or o.lat }
@@ -150,14 +151,17 @@ function M.fat_tree(o)
 end
 
 -- Rail-optimised: NIC r of every host on rail r's own leaves, all rails
--- under one spine layer. hosts is a list of { nics = {...} } as the host
--- builders return.
+-- under one spine layer -- at every size, so that traffic between rails
+-- (NIC r of one host to NIC r' of another) crosses a spine as it does in a
+-- real rail-optimised cluster, not a host's PCIe and CPUs. hosts is a list of
+-- { nics = {...} } as the host builders return.
 function M.rail_fat_tree(hosts, o)
   check_tree(o)
   local rails = #hosts[1].nics
   local ports = o.leaf_ports
   local up = math.max(1, math.ceil(ports / (o.oversub or 1)))
-  if #hosts > ports then
+  local spines = #hosts > ports or (rails > 1 and #hosts > 1)
+  if spines then
     for s = 0, up - 1 do device { name = "spine" .. s, kind = "switch" } end
   end
   for r = 1, rails do
@@ -165,7 +169,7 @@ function M.rail_fat_tree(hosts, o)
     for _, h in ipairs(hosts) do eps[#eps + 1] = h.nics[r] end
     M.fat_tree { endpoints = eps, leaf_ports = ports, oversub = o.oversub, bw = o.bw, lat = o.lat,
                  uplink_bw = o.uplink_bw, placement = o.placement, prefix = "rail" .. (r - 1) .. ".",
-                 spines_prefix = "", spines_declared = true }
+                 spines_prefix = "", spines_declared = spines }
   end
 end
 

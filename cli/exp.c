@@ -203,6 +203,7 @@ static int read_run(lua_State *L, exp_t *e, const exp_run_t *base, int index) {
       get_text(L, t, e, "set", base->set, r.set, sizeof r.set) ||
       get_text(L, t, e, "label", "", r.label, sizeof r.label) ||
       get_text(L, t, e, "model", "", r.model, sizeof r.model) ||
+      get_text(L, t, e, "topology", base->topology, r.topology, sizeof r.topology) ||
       get_int(L, t, e, "ranks", base->nranks, 1, 1 << 20, &r.nranks) ||
       get_int(L, t, e, "channels", base->channels, 0, 32, &r.channels) ||
       get_int(L, t, e, "measure", base->measure, 0, 1, &r.measure) || check_coll(e, field, r.coll) ||
@@ -226,6 +227,7 @@ static int read_fields(lua_State *L, int t, exp_t *e, const char *path) {
       get_text(L, t, e, "description", "", e->description, sizeof e->description) ||
       get_text(L, t, e, "testbed", "local", testbed, sizeof testbed) ||
       get_text(L, t, e, "topology", "", e->topology, sizeof e->topology) ||
+      get_text(L, t, e, "data", "", e->data, sizeof e->data) ||
       get_text(L, t, e, "rate", "1Gb/s", e->rate, sizeof e->rate) ||
       get_text(L, t, e, "delay", "0us", e->delay, sizeof e->delay) ||
       get_text(L, t, e, "min", "8", e->minb, sizeof e->minb) ||
@@ -241,9 +243,21 @@ static int read_fields(lua_State *L, int t, exp_t *e, const char *path) {
   if (!strcmp(testbed, "local")) e->testbed = TESTBED_LOCAL;
   else if (!strcmp(testbed, "netns")) e->testbed = TESTBED_NETNS;
   else if (!strcmp(testbed, "none")) e->testbed = TESTBED_NONE;
+  else if (!strcmp(testbed, "published")) e->testbed = TESTBED_PUBLISHED;
   else {
-    fail_field(e, "testbed", "is '%s': local, netns or none", testbed);
+    fail_field(e, "testbed", "is '%s': local, netns, published or none", testbed);
     return -1;
+  }
+  if (e->testbed == TESTBED_PUBLISHED && !e->data[0]) {
+    fail_field(e, "data", "is missing: testbed 'published' reads its measurements from a CSV (experiments/README.md)");
+    return -1;
+  }
+  if (e->data[0] && e->data[0] != '/') { /* relative to the experiment's own folder */
+    char rel[1200];
+    snprintf(rel, sizeof rel, "%s", e->data);
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path) : 1;
+    snprintf(e->data, sizeof e->data, "%.*s/%.1000s", dirlen, slash ? path : ".", rel);
   }
   if (!e->topology[0]) {
     fail_field(e, "topology", "is missing: the topology that describes the testbed");
@@ -502,10 +516,18 @@ static int measure_once(const exp_t *e, const exp_run_t *r, const char *csv, con
   return run_child(argv, log, NULL);
 }
 
-static int predict(const exp_t *e, const exp_run_t *r, const char *topo, const char *csv, const char *log) {
-  char n[16], c[16];
+static int predict(const exp_t *e, const exp_run_t *r, const exp_points_t *pts, const char *topo, const char *csv,
+                   const char *log) {
+  char n[16], c[16], minb[32], maxb[32];
   snprintf(n, sizeof n, "%d", r->nranks);
   snprintf(c, sizeof c, "%d", r->channels);
+  if (r->topology[0]) topo = r->topology;
+  const char *b = e->minb, *eb = e->maxb, *f = e->factor;
+  if (e->testbed == TESTBED_PUBLISHED) { /* the published sizes: min x 2^k, checked when read */
+    snprintf(minb, sizeof minb, "%zu", pts->bytes[0]);
+    snprintf(maxb, sizeof maxb, "%zu", pts->bytes[pts->npoints - 1]);
+    b = minb, eb = maxb, f = "2";
+  }
   char *argv[40];
   int k = 0;
   argv[k++] = self_exe;
@@ -516,9 +538,9 @@ static int predict(const exp_t *e, const exp_run_t *r, const char *topo, const c
   argv[k++] = (char *)"-n", argv[k++] = n;
   argv[k++] = (char *)"-a", argv[k++] = (char *)r->algo;
   if (r->channels > 0) argv[k++] = (char *)"-c", argv[k++] = c;
-  argv[k++] = (char *)"-b", argv[k++] = (char *)e->minb;
-  argv[k++] = (char *)"-e", argv[k++] = (char *)e->maxb;
-  argv[k++] = (char *)"-f", argv[k++] = (char *)e->factor;
+  argv[k++] = (char *)"-b", argv[k++] = (char *)b;
+  argv[k++] = (char *)"-e", argv[k++] = (char *)eb;
+  argv[k++] = (char *)"-f", argv[k++] = (char *)f;
   argv[k++] = (char *)"-d", argv[k++] = (char *)e->dtype;
   if (r->model[0]) argv[k++] = (char *)"--model", argv[k++] = (char *)r->model;
   else if (r->nranks > 2048) argv[k++] = (char *)"--model", argv[k++] = (char *)"analytic";
@@ -696,12 +718,153 @@ static int calibrate_testbed(const exp_t *e, const char *outdir, const char *top
   return 0;
 }
 
+/* --- published measurements --- */
+
+/* Split one CSV line into at most max fields, in place: commas separate,
+ * double quotes enclose a field that may hold commas ("" is a quote). The
+ * line ending is dropped. Returns the number of fields. */
+static int csv_fields(char *line, char **field, int max) {
+  int n = 0;
+  char *r = line, *w = line;
+  while (n < max) {
+    field[n++] = w;
+    int quoted = *r == '"';
+    if (quoted) r++;
+    for (;;) {
+      if (!*r || ((*r == '\n' || *r == '\r') && !quoted)) break;
+      if (quoted && *r == '"') {
+        if (r[1] == '"') {
+          *w++ = '"', r += 2;
+          continue;
+        }
+        quoted = 0, r++;
+        continue;
+      }
+      if (!quoted && *r == ',') break;
+      *w++ = *r++;
+    }
+    int more = *r == ',';
+    *w++ = 0;
+    if (!more) break;
+    r++;
+  }
+  return n;
+}
+
+/* The published points of e->data: a header naming system, class, use,
+ * collective, nranks, size_bytes, busbw_GBps and source; every "check" row
+ * joins the run whose label is its system, as one repeat (a published
+ * figure has no spread of its own). "fit" rows fixed a parameter of the
+ * model and are not judged. Each run's sizes must be its smallest times a
+ * power of 2 (the simulator sweeps them by factors of 2). 0, or -1 after a
+ * message naming the file and line. */
+static int read_published(const exp_t *e, exp_points_t *pts) {
+  FILE *f = fopen(e->data, "r");
+  if (!f) {
+    fprintf(stderr, "chorus exp: %s: data %s: %s\n", e->path, e->data, strerror(errno));
+    return -1;
+  }
+  static const char *const cols[] = {"system", "class", "use", "collective", "nranks", "size_bytes", "busbw_GBps",
+                                     "source"};
+  enum { SYS, CLS, USE, COLL, NRANKS, SIZE, BW, SRC, NCOLS };
+  int at[NCOLS], lineno = 1, rc = -1, nfit = 0;
+  char line[4096], *fld[32];
+  int nf = fgets(line, sizeof line, f) ? csv_fields(line, fld, 32) : 0;
+  for (int c = 0; c < NCOLS; c++) {
+    at[c] = -1;
+    for (int i = 0; i < nf; i++)
+      if (!strcmp(fld[i], cols[c])) at[c] = i;
+    if (at[c] < 0) {
+      fprintf(stderr, "chorus exp: %s:1: the header has no column '%s'\n", e->data, cols[c]);
+      goto out;
+    }
+  }
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    if (line[strspn(line, " \t\r\n")] == 0) continue;
+    nf = csv_fields(line, fld, 32);
+    int need = 0;
+    for (int c = 0; c < NCOLS; c++) need = at[c] > need ? at[c] : need;
+    if (nf <= need) {
+      fprintf(stderr, "chorus exp: %s:%d: %d fields, the header has %d or more\n", e->data, lineno, nf, need + 1);
+      goto out;
+    }
+    if (!strcmp(fld[at[USE]], "fit")) {
+      nfit++;
+      continue;
+    }
+    if (strcmp(fld[at[USE]], "check")) {
+      fprintf(stderr, "chorus exp: %s:%d: use is '%s': check or fit\n", e->data, lineno, fld[at[USE]]);
+      goto out;
+    }
+    int run = -1;
+    for (int i = 0; i < e->nruns && run < 0; i++)
+      if (!strcmp(e->runs[i].label, fld[at[SYS]])) run = i;
+    char *end1, *end2;
+    unsigned long long size = strtoull(fld[at[SIZE]], &end1, 10);
+    double bw = strtod(fld[at[BW]], &end2);
+    if (run < 0) {
+      fprintf(stderr, "chorus exp: %s:%d: system '%s' is the label of no run of %s\n", e->data, lineno,
+              fld[at[SYS]], e->path);
+      goto out;
+    }
+    const exp_run_t *r = &e->runs[run];
+    exp_points_t *p = &pts[run];
+    if (*end1 || !size || *end2 || !(bw > 0)) {
+      fprintf(stderr, "chorus exp: %s:%d: size_bytes '%s' and busbw_GBps '%s' must be positive numbers\n", e->data,
+              lineno, fld[at[SIZE]], fld[at[BW]]);
+      goto out;
+    }
+    if (strcmp(fld[at[COLL]], r->coll) || atoi(fld[at[NRANKS]]) != r->nranks) {
+      fprintf(stderr, "chorus exp: %s:%d: %s on %s ranks, but run '%s' is %s on %d\n", e->data, lineno,
+              fld[at[COLL]], fld[at[NRANKS]], r->label, r->coll, r->nranks);
+      goto out;
+    }
+    if (p->npoints >= EXP_MAX_POINTS) {
+      fprintf(stderr, "chorus exp: %s:%d: more than %d points for '%s'\n", e->data, lineno, EXP_MAX_POINTS, r->label);
+      goto out;
+    }
+    int k = p->npoints++; /* kept sorted by size */
+    while (k > 0 && p->bytes[k - 1] > size) {
+      p->bytes[k] = p->bytes[k - 1], p->meas[k] = p->meas[k - 1];
+      memcpy(p->cls[k], p->cls[k - 1], sizeof p->cls[k]);
+      k--;
+    }
+    p->bytes[k] = (size_t)size, p->meas[k] = bw;
+    snprintf(p->cls[k], sizeof p->cls[k], "%.31s", fld[at[CLS]]);
+    if (!p->source[0]) snprintf(p->source, sizeof p->source, "%.255s", fld[at[SRC]]);
+  }
+  for (int i = 0; i < e->nruns; i++) {
+    exp_points_t *p = &pts[i];
+    if (!p->npoints) {
+      fprintf(stderr, "chorus exp: %s: run '%s' has no check point in %s\n", e->path, e->runs[i].label, e->data);
+      goto out;
+    }
+    for (int k = 0; k < p->npoints; k++) {
+      size_t q = p->bytes[k] / p->bytes[0];
+      if (p->bytes[k] % p->bytes[0] || (q & (q - 1)) || (k && p->bytes[k] == p->bytes[k - 1])) {
+        fprintf(stderr, "chorus exp: %s: run '%s': size %zu is not %zu x a power of 2, or is listed twice\n", e->data,
+                e->runs[i].label, p->bytes[k], p->bytes[0]);
+        goto out;
+      }
+      p->reps[k][0] = p->lo[k] = p->hi[k] = p->meas[k];
+    }
+    p->nrep = 1;
+  }
+  printf("# %s: published points from %s (%d fit points not judged)\n", e->name, e->data, nfit);
+  rc = 0;
+out:
+  fclose(f);
+  return rc;
+}
+
 /* Every measured run, repeats interleaved: round k measures each run once,
  * so a busy second hits every algorithm alike; with calibrate = true, round
  * k is calibrated first. A run that fails is left out of later rounds; the
  * others go on. Returns 130 when interrupted, -1 when a calibration failed,
  * else 0. */
 static int measure_all(const exp_t *e, exp_points_t *pts, const char *topo, const char *outdir, exp_env_t *env) {
+  if (e->testbed == TESTBED_PUBLISHED) return read_published(e, pts) == 0 ? 0 : -1;
   int measured = exp_measures(e);
   for (int rep = 0; rep < e->repeats && !interrupted && measured; rep++) {
     env->probe[env->nprobe++] = probe_copy();
@@ -719,6 +882,19 @@ static int measure_all(const exp_t *e, exp_points_t *pts, const char *topo, cons
   return interrupted ? 130 : 0;
 }
 
+/* The rows of a prediction at the published sizes (the simulator swept
+ * min..max by factors of 2): compacts b/bw, returns how many are left. */
+static int keep_sizes(const exp_points_t *pts, size_t *b, double *bw, int n) {
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < pts->npoints; k++)
+      if (b[i] == pts->bytes[k]) {
+        b[m] = b[i], bw[m] = bw[i], m++;
+        break;
+      }
+  return m;
+}
+
 /* Predict one run on topology `topo`: chorus sim into
  * raw/LABEL.predicted.csv (raw/LABEL.predicted.K.csv for round K's
  * calibration, round > 0), joined with its measured sizes into
@@ -729,10 +905,11 @@ static int predict_one(const exp_t *e, const exp_run_t *r, const char *topo, int
   snprintf(log, sizeof log, "%s/raw/%s.log", outdir, r->label);
   if (round > 0) snprintf(csv, sizeof csv, "%s/raw/%s.predicted.%d.csv", outdir, r->label, round);
   else snprintf(csv, sizeof csv, "%s/raw/%s.predicted.csv", outdir, r->label);
-  int rc = predict(e, r, topo, csv, log);
+  int rc = predict(e, r, pts, topo, csv, log);
   size_t b[EXP_MAX_POINTS];
   double bw[EXP_MAX_POINTS];
   int nn = 0, n = rc == 0 ? read_csv(csv, b, bw, EXP_MAX_POINTS, &nn) : -1;
+  if (n > 0 && e->testbed == TESTBED_PUBLISHED) n = keep_sizes(pts, b, bw, n);
   if (rc != 0) snprintf(pts->failure, sizeof pts->failure, "predicting failed (exit %d); its log is raw/%s.log", rc,
                         r->label);
   else if (n <= 0 || (pts->nrep && n != pts->npoints))
@@ -916,7 +1093,8 @@ int cmd_exp(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   printf("# chorus exp %s: %d runs, testbed %s, topology %s, results in %s\n", e->name, e->nruns,
-         e->testbed == TESTBED_LOCAL ? "local" : e->testbed == TESTBED_NETNS ? "netns" : "none", topo, outdir);
+         e->testbed == TESTBED_LOCAL ? "local" : e->testbed == TESTBED_NETNS ? "netns"
+         : e->testbed == TESTBED_PUBLISHED ? "published" : "none", topo, outdir);
   fflush(stdout);
   int need_testbed = exp_measures(e);
   if (e->testbed == TESTBED_NETNS && need_testbed) {
@@ -946,7 +1124,7 @@ int cmd_exp(int argc, char **argv) {
   exp_plots(e, pts, outdir);
   printf("\nresults: %s/compare.csv, %s/report.md\n", outdir, outdir);
   char why[256];
-  if (need_testbed && exp_noisy(&env, why, sizeof why)) printf("note: the machine was noisy during the run: %s\n", why);
+  if (need_testbed && e->testbed != TESTBED_PUBLISHED && exp_noisy(&env, why, sizeof why)) printf("note: the machine was noisy during the run: %s\n", why);
   if (ran) fprintf(stderr, "chorus exp: %s: a run failed: %s\n", e->name, reason);
   else if (misses) printf("verdict: %s misses its targets: %s\n", e->name, reason);
   else if (!need_testbed) printf("verdict: %s predicted only (nothing measured, no target judged)\n", e->name);

@@ -310,6 +310,13 @@ static void write_header(const exp_t *e, const exp_env_t *env, const char *topo,
     fprintf(md, "Predicted on %s, %s; topology `%s` (no testbed: nothing measured).\n", env->host, env->date, topo);
     return;
   }
+  if (e->testbed == TESTBED_PUBLISHED) {
+    fprintf(md, "Measured elsewhere: published figures from `%s`, every point with its source and what the source "
+                "says of the system. Predicted on %s, %s, each system on its own topology; error = (predicted - "
+                "published) / published.\n", strstr(e->data, "/experiments/") ? strstr(e->data, "/experiments/") + 1
+                                                                                : e->data, env->host, env->date);
+    return;
+  }
   char why[256];
   int noisy = exp_noisy(env, why, sizeof why);
   fprintf(md, "Measured on %s, %s; testbed %s; topology `%s` (parameters from: %s); %d repeats of every run, "
@@ -376,12 +383,15 @@ static void write_points(const exp_run_t *r, const exp_points_t *p, const exp_en
 }
 
 /* One run's section; returns 1 when it misses its targets or failed. */
-static int write_run(const exp_run_t *r, const exp_points_t *p, const exp_env_t *env, FILE *csv, FILE *md,
-                     char *reason, size_t reasonlen) {
-  printf("\n%s %s, %d ranks on %d nodes%s%s, %d channel%s\n", r->coll, r->algo, r->nranks, p->nnodes,
-         r->set[0] ? ", " : "", r->set, r->channels, r->channels == 1 ? "" : "s");
-  fprintf(md, "\n## %s %s, %d ranks on %d nodes, %d channel%s%s%s\n", r->coll, r->algo, r->nranks, p->nnodes,
-          r->channels, r->channels == 1 ? "" : "s", r->set[0] ? ", " : "", r->set);
+static int write_run(const exp_t *e, const exp_run_t *r, const exp_points_t *p, const exp_env_t *env, FILE *csv,
+                     FILE *md, char *reason, size_t reasonlen) {
+  printf("\n%s%s%s %s, %d ranks on %d nodes%s%s, %d channel%s\n", p->source[0] ? r->label : "",
+         p->source[0] ? ": " : "", r->coll, r->algo, r->nranks, p->nnodes, r->set[0] ? ", " : "", r->set,
+         r->channels, r->channels == 1 ? "" : "s");
+  fprintf(md, "\n## %s%s%s %s, %d ranks on %d nodes, %d channel%s%s%s%s%s\n", p->source[0] ? r->label : "",
+          p->source[0] ? ": " : "", r->coll, r->algo, r->nranks, p->nnodes, r->channels, r->channels == 1 ? "" : "s",
+          r->set[0] ? ", " : "", r->set, r->topology[0] ? ", topology " : "", r->topology);
+  if (p->source[0]) fprintf(md, "\nSource: <%s>\n", p->source);
   if (p->failure[0]) {
     printf("  FAILED: %s\n", p->failure);
     fprintf(md, "\n**Failed**: %s%s\n", p->failure, p->nrep ? " The repeats it completed are below." : "");
@@ -389,6 +399,7 @@ static int write_run(const exp_run_t *r, const exp_points_t *p, const exp_env_t 
   }
   write_points(r, p, env, csv, md);
   if (!p->nrep || !p->predicted) return p->failure[0] != 0;
+  if (e->testbed == TESTBED_PUBLISHED) return p->failure[0] != 0; /* judged over all systems: write_published */
   exp_fidelity_t f = fidelity(r, p);
   char large[16] = "n/a", small[16] = "n/a"; /* no point in that regime */
   if (!isnan(f.large)) snprintf(large, sizeof large, "%.1f%%", f.large);
@@ -411,6 +422,66 @@ static int write_run(const exp_run_t *r, const exp_points_t *p, const exp_env_t 
   return f.miss || p->failure[0];
 }
 
+/* Published points are judged together: the median |error| over every
+ * point and over each class of system, and no point off by more than a
+ * factor (the targets of issue 20; experiments/README.md). Writes the table
+ * to report.md and stdout; returns the number of targets missed. */
+#define PUB_TARGET_ALL 10.0
+#define PUB_TARGET_CLASS 15.0
+#define PUB_MAX_RATIO 2.0
+static int write_published(const exp_t *e, const exp_points_t *pts, FILE *md, char *reason, size_t reasonlen) {
+  char cls[16][32];
+  double err[16][EXP_MAX_RUNS], all[EXP_MAX_RUNS * 4];
+  int ncls = 0, n[16] = {0}, nall = 0, misses = 0;
+  char worst[256] = "";
+  double worst_ratio = 1;
+  for (int i = 0; i < e->nruns; i++) {
+    const exp_points_t *p = &pts[i];
+    if (!p->predicted || !p->nrep) continue;
+    for (int k = 0; k < p->npoints; k++) {
+      int c = 0;
+      while (c < ncls && strcmp(cls[c], p->cls[k])) c++;
+      if (c == ncls && ncls < 16) snprintf(cls[ncls++], sizeof cls[0], "%s", p->cls[k]);
+      if (c == 16) continue;
+      double ae = fabs(error_pct(p->pred[k], p->meas[k]));
+      if (n[c] < EXP_MAX_RUNS) err[c][n[c]++] = ae;
+      if (nall < EXP_MAX_RUNS * 4) all[nall++] = ae;
+      double ratio = p->pred[k] > p->meas[k] ? p->pred[k] / p->meas[k] : p->meas[k] / p->pred[k];
+      if (ratio > worst_ratio) {
+        char sz[32];
+        human_size(p->bytes[k], sz, sizeof sz);
+        worst_ratio = ratio;
+        snprintf(worst, sizeof worst, "%s at %s", e->runs[i].label, sz);
+      }
+    }
+  }
+  if (!nall) return 0;
+  fprintf(md, "\n## All published points\n\n| class | points | median \\|error\\| | target |\n|---|---:|---:|---:|\n");
+  printf("\npublished points: median |error| per class\n");
+  for (int c = 0; c < ncls; c++) {
+    double m = exp_median(err[c], n[c]);
+    int miss = m > PUB_TARGET_CLASS;
+    misses += miss;
+    fprintf(md, "| %s | %d | %.1f%% | %g%%%s |\n", cls[c], n[c], m, PUB_TARGET_CLASS, miss ? " **miss**" : "");
+    printf("  %-16s %3d points  %6.1f%%%s\n", cls[c], n[c], m, miss ? "  MISS" : "");
+    if (miss && !reason[0])
+      snprintf(reason, reasonlen, "class %s: median |error| %.1f%% (target %g%%)", cls[c], m, PUB_TARGET_CLASS);
+  }
+  double m = exp_median(all, nall);
+  int miss = m > PUB_TARGET_ALL, far = worst_ratio > PUB_MAX_RATIO;
+  misses += miss + far;
+  fprintf(md, "| all | %d | %.1f%% | %g%%%s |\n\nThe worst point is off by a factor of %.2f (%s; a point beyond "
+              "%gx is a miss).\n", nall, m, PUB_TARGET_ALL, miss ? " **miss**" : "", worst_ratio, worst,
+          PUB_MAX_RATIO);
+  printf("  %-16s %3d points  %6.1f%%%s\n  worst point: %.2fx (%s)%s\n", "all", nall, m, miss ? "  MISS" : "",
+         worst_ratio, worst, far ? "  MISS" : "");
+  if (miss && !reason[0])
+    snprintf(reason, reasonlen, "median |error| over all %d points %.1f%% (target %g%%)", nall, m, PUB_TARGET_ALL);
+  if (far && !reason[0])
+    snprintf(reason, reasonlen, "%s is off by %.2fx (beyond %gx)", worst, worst_ratio, PUB_MAX_RATIO);
+  return misses;
+}
+
 int exp_report(const exp_t *e, const exp_points_t *pts, const exp_env_t *env, const char *outdir, const char *topo,
                char *reason, size_t reasonlen) {
   char path[1500];
@@ -428,7 +499,8 @@ int exp_report(const exp_t *e, const exp_points_t *pts, const exp_env_t *env, co
   reason[0] = 0;
   write_header(e, env, topo, f[0], f[1]);
   int misses = 0;
-  for (int i = 0; i < e->nruns; i++) misses += write_run(&e->runs[i], &pts[i], env, f[0], f[1], reason, reasonlen);
+  for (int i = 0; i < e->nruns; i++) misses += write_run(e, &e->runs[i], &pts[i], env, f[0], f[1], reason, reasonlen);
+  if (e->testbed == TESTBED_PUBLISHED) misses += write_published(e, pts, f[1], reason, reasonlen);
   int cross = write_crossovers(e, pts, f[2], f[1]);
   if (cross && !reason[0]) snprintf(reason, reasonlen, "%d crossing%s off by more than %gx", cross,
                                     cross == 1 ? "" : "s", e->crossover_ratio);

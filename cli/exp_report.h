@@ -14,10 +14,13 @@
 #define EXP_MAX_POINTS 64
 #define EXP_MAX_REPEATS 15
 
-typedef enum { TESTBED_NONE, TESTBED_LOCAL, TESTBED_NETNS } testbed_t;
+/* TESTBED_PUBLISHED: the measurements are published figures read from the
+ * experiment's `data` CSV (experiments/published/), not run here. */
+typedef enum { TESTBED_NONE, TESTBED_LOCAL, TESTBED_NETNS, TESTBED_PUBLISHED } testbed_t;
 
 typedef struct {
   char coll[32], algo[64], set[512], label[160], model[16];
+  char topology[256]; /* this run's own topology; "" for the experiment's */
   int nranks, channels, measure;
   /* The fidelity targets: median |error| (%) from 1 MiB up and below. */
   double target_large, target_small;
@@ -29,6 +32,7 @@ typedef struct {
   int hosts, ppn;
   char rate[32], delay[32];
   char topology[1024], minb[32], maxb[32], factor[32], dtype[32];
+  char data[1200]; /* TESTBED_PUBLISHED: the CSV of published points */
   int warmup, iters, repeats, calibrate;
   double crossover_ratio; /* a predicted crossing is on target within this factor of the measured one */
   exp_run_t runs[EXP_MAX_RUNS];
@@ -48,6 +52,8 @@ typedef struct {
   double preds[EXP_MAX_POINTS][EXP_MAX_REPEATS];
   int nnodes, npoints, nrep, predicted, npred;
   char failure[512]; /* empty, or what failed and where its log is */
+  /* Published points: each point's class and the system's first source. */
+  char cls[EXP_MAX_POINTS][32], source[256];
 } exp_points_t;
 
 /* The machine while the experiment ran: load average before and after, and

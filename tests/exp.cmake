@@ -28,13 +28,17 @@ add_test(NAME exp_predicted_only
 add_test(NAME exp_plots_rendered
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_plots_rendered.sh $<TARGET_FILE:chorus_cli> ${exp_dir}/tiny.lua
     ${CMAKE_CURRENT_SOURCE_DIR}/lib/png_colours.py)
+# Published measurements read, predicted per system and judged together (issue 20).
+add_test(NAME exp_published
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/exp_published.sh $<TARGET_FILE:chorus_cli> ${exp_dir}
+    ${PROJECT_SOURCE_DIR})
 set_tests_properties(exp_local_end_to_end exp_default_out_leaves_results exp_verdict_and_partial exp_predicted_only
-  exp_plots_rendered PROPERTIES LABELS "integration" TIMEOUT 300)
+  exp_plots_rendered exp_published PROPERTIES LABELS "integration" TIMEOUT 300)
 set_tests_properties(exp_plots_rendered PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(exp_netns_end_to_end exp_netns_interrupted_cleans_up testbed_sweeps_killed_run PROPERTIES LABELS "integration;netns"
   SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL TRUE)
 set_property(TEST exp_local_end_to_end exp_netns_end_to_end exp_netns_interrupted_cleans_up exp_default_out_leaves_results
-  exp_verdict_and_partial exp_predicted_only testbed_sweeps_killed_run exp_plots_rendered
+  exp_verdict_and_partial exp_predicted_only testbed_sweeps_killed_run exp_plots_rendered exp_published
   APPEND PROPERTY ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies;CHORUS_SOURCE=${PROJECT_SOURCE_DIR};CHORUS_TIMEOUT=20")
 
 function(exp_bad stem regex)
@@ -42,12 +46,14 @@ function(exp_bad stem regex)
 endfunction()
 exp_bad(syntax "bad_syntax.lua:3: .*expected")
 exp_bad(no_topology "bad_no_topology.lua: field 'topology' is missing")
-exp_bad(testbed "bad_testbed.lua: field 'testbed' is 'cloud': local, netns or none")
+exp_bad(testbed "bad_testbed.lua: field 'testbed' is 'cloud': local, netns, published or none")
 exp_bad(algos "bad_algos.lua: field 'algos' entry 2 is not a string")
 exp_bad(collective "bad_collective.lua: field 'collectives' names 'allsum', not a collective")
 exp_bad(set "takes no parameter 'gpus'")
 exp_bad(io "bad_io.lua:2: .*io")
 exp_bad(targets "bad_targets.lua: field 'experiment.targets.large' must be a number")
+exp_bad(published "bad_published.csv:3: system 'sys-z' is the label of no run")
+exp_bad(published_nodata "bad_published_nodata.lua: field 'data' is missing")
 chorus_add_cli_test(exp_bad_missing_file LABELS unit;bad FAIL REGEX "no experiment 'nothere'" COMMAND exp run nothere)
 chorus_add_cli_test(exp_bad_argument LABELS unit;bad FAIL REGEX "unknown argument '--fast'" COMMAND exp run ${exp_dir}/tiny.lua --fast)
 

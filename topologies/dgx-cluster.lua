@@ -1,24 +1,32 @@
--- dgx-cluster.lua -- `nodes` DGX-style 8-GPU hosts (gpu = "h100" or
--- "a100") on a rail-optimised two-tier fat tree: NIC i of every host on rail
--- i's leaves (leaf_ports hosts per leaf), every leaf with leaf_ports /
--- oversub uplinks to the shared spines. Ranks are numbered host by host.
+-- dgx-cluster.lua -- `nodes` NVSwitch GPU hosts (gpu = "h100"; also a100,
+-- h800, h200, b200; `gpus` per host, default 8) with `nics` NICs each
+-- (default one per GPU; 4 on 8 GPUs puts one on every PCIe switch) on a
+-- rail-optimised two-tier fat tree: NIC i of every host on rail i's leaves
+-- (leaf_ports hosts per leaf), every leaf with leaf_ports / oversub uplinks
+-- to the shared spines. Links at datasheet rate x efficiency (nvlink_eff,
+-- pcie_eff, net_eff: lib/cluster.lua). Ranks are numbered host by host.
 --   chorus sim allreduce --topo dgx-cluster --set nodes=128,nic_bw=400Gb/s,oversub=2
 local cluster = require "cluster"
 
-local spec = cluster.gpus[param("gpu", "h100")] or error("gpu is h100 or a100")
+local gpu = param("gpu", "h100")
+local spec = cluster.gpus[gpu] or error("gpu is b200, h200, h100, h800 or a100, not " .. gpu)
 local nodes = param("nodes", 4)
-local nic_bw = param("nic_bw", "400Gb/s")
+local gpus = param("gpus", 8)
+local nic_bw = param("nic_bw", spec.nic_bw)
+local eff = { nvlink = param("nvlink_eff", cluster.efficiency.nvlink), pcie = param("pcie_eff", cluster.efficiency.pcie) }
 local hosts = {}
 for n = 0, nodes - 1 do
   local h = cluster.nvswitch_host {
-    name = "h" .. n, gpus = 8, nvlink_bw = param("nvlink_bw", spec.nvlink_bw), pcie_bw = spec.pcie_bw,
-    nic_bw = nic_bw, reduce_bw = spec.reduce_bw, copy_bw = spec.copy_bw, op_overhead = spec.op_overhead,
+    name = "h" .. n, gpus = gpus, nics = param("nics", gpus), nvlink_bw = param("nvlink_bw", spec.nvlink_bw),
+    pcie_bw = spec.pcie_bw, nic_bw = nic_bw, reduce_bw = spec.reduce_bw, copy_bw = spec.copy_bw,
+    op_overhead = spec.op_overhead, eff = eff,
   }
   for _, g in ipairs(h.gpus) do rank(g) end
   hosts[#hosts + 1] = h
 end
 cluster.rail_fat_tree(hosts, {
-  leaf_ports = param("leaf_ports", 32), oversub = param("oversub", 1), bw = nic_bw,
+  leaf_ports = param("leaf_ports", 32), oversub = param("oversub", 1),
+  bw = cluster.derate(nic_bw, param("net_eff", cluster.efficiency.net)),
   lat = param("switch_lat", "0.6us"), placement = param("placement", "packed"),
 })
 cluster.protocols(nodes > 1 and "net" or "nvlink")

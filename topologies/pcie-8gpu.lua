@@ -1,11 +1,15 @@
--- pcie-8gpu.lua -- an 8-GPU host without NVLink: four GPUs on each of two
--- PCIe Gen4 switches (25 GB/s per direction), the switches on one CPU, so
--- traffic between the halves crosses the CPU. Ranks 0..7 on GPUs 0..7.
+-- pcie-8gpu.lua -- a GPU host without NVLink: `gpus` GPUs (default 8) on
+-- `switches` PCIe switches (default 2, so traffic between the halves
+-- crosses the CPU), at pcie_bw per direction (default Gen4 x16, 32 GB/s) x
+-- pcie_eff (lib/cluster.lua). p2p = false (consumer GPUs, or peer-to-peer
+-- off): every transfer is staged through the CPU. Ranks 0..gpus-1.
 local cluster = require "cluster"
 
 local h = cluster.pcie_host {
-  name = "h0", gpus = 8, switches = 2, pcie_bw = param("pcie_bw", "25GB/s"), nic_bw = "100Gb/s",
-  reduce_bw = cluster.gpus.a100.reduce_bw, copy_bw = cluster.gpus.a100.copy_bw, op_overhead = "0.1us",
+  name = "h0", gpus = param("gpus", 8), switches = param("switches", 2), pcie_bw = param("pcie_bw", "32GB/s"),
+  nic_bw = "100Gb/s", reduce_bw = param("reduce_bw", cluster.gpus.a100.reduce_bw),
+  copy_bw = param("copy_bw", cluster.gpus.a100.copy_bw), op_overhead = "0.1us", p2p = param("p2p", true),
+  eff = { pcie = param("pcie_eff", cluster.efficiency.pcie) },
 }
 for _, g in ipairs(h.gpus) do rank(g) end
 cluster.protocols("pcie")

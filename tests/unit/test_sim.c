@@ -437,8 +437,9 @@ static void rail_aware_rings_use_every_nic(void) {
     size_t S = (size_t)1 << 30;
     double time = simulate(t, p, S, NULL);
     double busbw = 2.0 * 15 / 16 * (double)S / time / 1e9;
-    if (busbw < 380 || busbw > 400.5) fprintf(stderr, "  busbw %.1f GB/s\n", busbw);
-    CHECK_TRUE(busbw >= 380 && busbw <= 400.5);
+    /* Eight NICs at 400 Gb/s x net_eff 0.94 = 47 GB/s each: busbw near 376. */
+    if (busbw < 350 || busbw > 376.5) fprintf(stderr, "  busbw %.1f GB/s\n", busbw);
+    CHECK_TRUE(busbw >= 350 && busbw <= 376.5);
     plan_destroy(p);
   }
   plan_shape_fini(&shape);

@@ -22,25 +22,66 @@ function M.protocols(fabric)
   protocol { "LL128", latency = l.LL128, efficiency = 120 / 128 }
 end
 
--- GPU generations: NVLink per direction through the NVSwitch (H100: 900
--- GB/s bidirectional, A100: 600), PCIe per direction (Gen5 / Gen4 x16),
--- NIC speed (ConnectX-7 NDR / ConnectX-6 HDR), and the memory-bound rates of
--- a reduction (HBM bandwidth / 3: two reads and a write per result byte)
--- and a copy (HBM / 2). Datasheet figures, not measurements.
+-- GPU generations: NVLink per direction through the NVSwitch (B200: 1800
+-- GB/s bidirectional, H100/H200: 900, A100: 600, H800: 400), PCIe per
+-- direction (Gen6 / Gen5 / Gen4 x16, line rate), the NIC that generation's 8-GPU
+-- boxes ship with (ConnectX-8 XDR / ConnectX-7 NDR / ConnectX-6 HDR), and
+-- the memory-bound rates of a reduction (HBM bandwidth / 3: two reads and a
+-- write per result byte) and a copy (HBM / 2). Datasheet figures, not
+-- measurements.
 M.gpus = {
-  h100 = { nvlink_bw = "450GB/s", pcie_bw = "50GB/s", nic_bw = "400Gb/s", reduce_bw = "1100GB/s",
+  b200 = { nvlink_bw = "900GB/s", pcie_bw = "128GB/s", nic_bw = "800Gb/s", reduce_bw = "2660GB/s",
+           copy_bw = "4000GB/s", op_overhead = "0.1us" },
+  h200 = { nvlink_bw = "450GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1600GB/s",
+           copy_bw = "2400GB/s", op_overhead = "0.1us" },
+  h100 = { nvlink_bw = "450GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1100GB/s",
            copy_bw = "1650GB/s", op_overhead = "0.1us" },
-  a100 = { nvlink_bw = "300GB/s", pcie_bw = "25GB/s", nic_bw = "200Gb/s", reduce_bw = "670GB/s",
+  h800 = { nvlink_bw = "200GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1100GB/s",
+           copy_bw = "1650GB/s", op_overhead = "0.1us" },
+  a100 = { nvlink_bw = "300GB/s", pcie_bw = "32GB/s", nic_bw = "200Gb/s", reduce_bw = "670GB/s",
            copy_bw = "1000GB/s", op_overhead = "0.1us" },
 }
 
+-- The share of a link's datasheet rate that NCCL's Simple protocol moves as
+-- payload, per link type; the builders declare every link at rate x this.
+-- Defaults from maintainers' statements, the "fit" points of
+-- experiments/published/allreduce.csv (never judged there):
+--   nvlink 0.82: "450GB/s is the line rate. With the protocol overhead
+--     (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s"
+--     (NVIDIA/nccl-tests#212) -- 370 / 450;
+--   net 0.94: "For NDR @ 400Gbps you should see 46-48GB/s per NIC"
+--     (NVIDIA/nccl-tests#290) -- 47 / 50;
+--   pcie 0.80: not fitted (no published point isolates a PCIe link): a
+--     Gen4/Gen5 x16 link's usual 256-byte-payload TLP and flow-control
+--     overhead leaves about 80 %.
+-- A topology lets --set nvlink_eff=, net_eff=, pcie_eff= override them.
+M.efficiency = { nvlink = 0.82, net = 0.94, pcie = 0.80 }
+
+-- rate x efficiency, in rate's unit ("450GB/s", 0.82 -> "369GB/s").
+function M.derate(rate, eff)
+  if not (eff > 0 and eff <= 1) then error("an efficiency is in (0, 1], not " .. tostring(eff), 2) end
+  return require("quantity").divide(rate, 1 / eff, "cluster.derate")
+end
+
+-- o.eff: the efficiencies the box's links are declared at ({ nvlink =,
+-- pcie = }, default M.efficiency).
+local function effs(o)
+  local e = o.eff or {}
+  return e.nvlink or M.efficiency.nvlink, e.pcie or M.efficiency.pcie
+end
+
 -- A GPU box with an NVSwitch: o.gpus GPUs (default 8) each joined to the
--- switch by o.nvlink_bw per direction; GPUs on PCIe switches (two GPUs and
--- two NICs per switch, as in DGX H100), switches on two CPU sockets. Returns
--- { gpus = {names}, nics = {names} }, NIC i beside GPU i.
+-- switch by o.nvlink_bw per direction; GPUs on PCIe switches (two GPUs per
+-- switch, as in DGX H100), switches on two CPU sockets. With o.nic_bw,
+-- o.nics NICs (default one per GPU) spread evenly over the PCIe switches:
+-- 8 on 8 GPUs puts NIC i beside GPU i, 4 on 8 one per switch, beside GPUs
+-- 0, 2, 4, 6. Returns { gpus = {names}, nics = {names} }.
 function M.nvswitch_host(o)
   local h = o.name
   local g = o.gpus or 8
+  local nics = o.nic_bw and (o.nics or g) or 0
+  local nv_eff, pcie_eff = effs(o)
+  local nvlink, pcie = M.derate(o.nvlink_bw, nv_eff), M.derate(o.pcie_bw, pcie_eff)
   local out = { gpus = {}, nics = {} }
   device { name = h .. ".nvsw", kind = "nvswitch", host = h }
   device { name = h .. ".cpu0", kind = "cpu", host = h }
@@ -50,48 +91,53 @@ function M.nvswitch_host(o)
   for s = 0, nsw - 1 do
     local sw = h .. ".pcie" .. s
     device { name = sw, kind = "pcie", host = h }
-    link { sw, h .. ".cpu" .. (s < nsw / 2 and 0 or 1), bw = o.pcie_bw, lat = "0.25us" }
+    link { sw, h .. ".cpu" .. (s < nsw / 2 and 0 or 1), bw = pcie, lat = "0.25us" }
   end
   for i = 0, g - 1 do
     local gpu = h .. ".gpu" .. i
     device { name = gpu, kind = "gpu", host = h, reduce_bw = o.reduce_bw, copy_bw = o.copy_bw,
              op_overhead = o.op_overhead }
-    link { gpu, h .. ".nvsw", bw = o.nvlink_bw, lat = o.nvlink_lat or "0.15us" }
-    local sw = h .. ".pcie" .. (i // 2)
-    link { gpu, sw, bw = o.pcie_bw, lat = "0.25us" }
+    link { gpu, h .. ".nvsw", bw = nvlink, lat = o.nvlink_lat or "0.15us" }
+    link { gpu, h .. ".pcie" .. (i // 2), bw = pcie, lat = "0.25us" }
     out.gpus[#out.gpus + 1] = gpu
-    if o.nic_bw then
-      local nic = h .. ".nic" .. i
-      device { name = nic, kind = "nic", host = h }
-      link { nic, sw, bw = o.pcie_bw, lat = "0.25us" }
-      out.nics[#out.nics + 1] = nic
-    end
+  end
+  for j = 0, nics - 1 do
+    local nic = h .. ".nic" .. j
+    device { name = nic, kind = "nic", host = h }
+    link { nic, h .. ".pcie" .. (j * nsw // nics), bw = pcie, lat = "0.25us" }
+    out.nics[#out.nics + 1] = nic
   end
   return out
 end
 
 -- A GPU box without NVLink: o.gpus GPUs (default 8) on o.switches PCIe
 -- switches (default 2), the switches on one CPU; one NIC on switch 0 when
--- o.nic_bw is given.
+-- o.nic_bw is given. With o.p2p = false (consumer GPUs, or peer-to-peer
+-- off in the BIOS) the GPUs cannot read each other through a switch: every
+-- transfer is staged through the CPU's memory, so each GPU hangs off the
+-- CPU directly and all traffic crosses it.
 function M.pcie_host(o)
   local h = o.name
   local g, nsw = o.gpus or 8, o.switches or 2
+  local _, pcie_eff = effs(o)
+  local pcie = M.derate(o.pcie_bw, pcie_eff)
   local out = { gpus = {}, nics = {} }
   device { name = h .. ".cpu0", kind = "cpu", host = h }
   for s = 0, nsw - 1 do
     device { name = h .. ".pcie" .. s, kind = "pcie", host = h }
-    link { h .. ".pcie" .. s, h .. ".cpu0", bw = o.pcie_bw, lat = "0.3us" }
+    link { h .. ".pcie" .. s, h .. ".cpu0", bw = pcie, lat = "0.3us" }
   end
   for i = 0, g - 1 do
     local gpu = h .. ".gpu" .. i
     device { name = gpu, kind = "gpu", host = h, reduce_bw = o.reduce_bw, copy_bw = o.copy_bw,
              op_overhead = o.op_overhead }
-    link { gpu, h .. ".pcie" .. (i * nsw // g), bw = o.pcie_bw, lat = "0.3us" }
+    local up = o.p2p == false and h .. ".cpu0" or h .. ".pcie" .. (i * nsw // g)
+    link { gpu, up, bw = pcie, lat = "0.3us" }
     out.gpus[#out.gpus + 1] = gpu
   end
   if o.nic_bw then
     device { name = h .. ".nic0", kind = "nic", host = h }
-    link { h .. ".nic0", h .. ".pcie0", bw = o.pcie_bw, lat = "0.3us" }
+    link { h .. ".nic0", h .. ".pcie0", bw = pcie, lat = "0.3us" }
     out.nics[1] = h .. ".nic0"
   end
   return out

@@ -1,0 +1,44 @@
+-- published.lua -- the simulator against published nccl-tests results:
+-- every "check" point of published/allreduce.csv (each with its source and
+-- what the source says of the system) predicted on a topology that
+-- describes that system. The two "fit" points, maintainers' statements that
+-- fix the NVLink and network efficiencies (topologies/lib/cluster.lua), are
+-- not judged: they would be their own answer key.
+--
+-- Channels follow NCCL's graph search as shared/NCCL-MODEL.md derives it
+-- (one node: 12 x 20-30 GB/s search channels, duplicated: 24; 8 NICs per
+-- node: 8 x 48 or 24, duplicated: 16; 4 NICs: 4 x 24, duplicated: 8, or on
+-- Hopper doubled at 48 GB/s: 16; a PCIe box: 2 x 2 = 4). The Blackwell host's
+-- 16 is assumed (Blackwell's speed table is not derived there).
+-- NCCL picks tree or LL/LL128 below a few MB; Chorus predicts the ring with
+-- the Simple protocol at every size, so the small sizes of a curve show what
+-- that choice is worth.
+local runs = {
+  { label = "azure-nd-a100-v4", topology = "dgx-h100.lua", set = "gpu=a100", ranks = 8, channels = 24 },
+  { label = "a100-1node-nt175", topology = "dgx-h100.lua", set = "gpu=a100", ranks = 8, channels = 24 },
+  { label = "a100-pcie-nvlink-bridge", topology = "dgx-h100.lua", set = "gpu=a100,gpus=2", ranks = 2, channels = 24 },
+  { label = "azure-nd-gb200-v6", topology = "dgx-h100.lua", set = "gpu=b200,gpus=4", ranks = 4, channels = 16 },
+  { label = "dgx-a100-8hdr-2node", topology = "dgx-cluster.lua", set = "gpu=a100,nodes=2", ranks = 16,
+    channels = 16 },
+  { label = "a100-4hdr-2node", topology = "dgx-cluster.lua", set = "gpu=a100,nodes=2,nics=4", ranks = 16,
+    channels = 8 },
+  { label = "a100-4hdr-3node", topology = "dgx-cluster.lua", set = "gpu=a100,nodes=3,nics=4", ranks = 24,
+    channels = 8 },
+  { label = "h100-4gpu-4ndr-2node", topology = "dgx-cluster.lua", set = "gpu=h100,nodes=2,gpus=4", ranks = 8,
+    channels = 16 },
+  { label = "rtx5090-8gpu-pcie", topology = "pcie-8gpu.lua", set = "gpus=8,pcie_bw=64GB/s,p2p=false", ranks = 8,
+    channels = 4 },
+  { label = "rtx5090-4gpu-pcie", topology = "pcie-8gpu.lua", set = "gpus=4,pcie_bw=64GB/s,p2p=false", ranks = 4,
+    channels = 4 },
+}
+return {
+  name = "published",
+  description = "Predicted ring allreduce busbw against 21 published nccl-tests points (NVLink, InfiniBand with 8 and "
+    .. "fewer NICs, PCIe), each with its source.",
+  testbed = "published",
+  data = "published/allreduce.csv",
+  topology = "dgx-h100.lua",
+  algo = "ring",
+  runs = runs,
+  targets = { large = 10, small = 15 },
+}

@@ -416,6 +416,42 @@ static void analytic_ring_agrees_with_the_event_mode(void) {
  * GB/s when every channel crossed at the same GPU pair); and each channel's
  * crossing lands on the GPU beside its NIC. (At 8 channels one channel's
  * slots in flight, not the NIC, bound it: 264 GB/s.) */
+/* NCCL's tree (algos/nccltree.lua) on two 8-GPU nodes: every op of channel
+ * c that crosses nodes leaves from and arrives at the GPU beside NIC c mod 8
+ * (the chain heads), so the channels spread over the rails; and it runs. */
+static void nccltree_heads_sit_on_the_channel_nic(void) {
+  topo_t *t = load("dgx-cluster", "nodes=2");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  plan_shape_t shape;
+  CHECK_EQ_INT(topo_shape(t, 16, &shape, NULL), chorus_success);
+  planner_req_t req = {.algo = "nccltree", .coll = chorus_allreduce, .nranks = 16, .shape = &shape, .nchannels = 16};
+  plan_t *p;
+  planner_err_t err;
+  CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_success);
+  if (p) {
+    int crossings = 0;
+    for (int ch = 0; ch < 16; ch++)
+      for (int r = 0; r < 16; r++) {
+        const plan_prog_t *g = &p->progs[r * 16 + ch];
+        for (uint32_t i = 0; i < g->count; i++) {
+          int to = p->ops[g->first + i].send_peer;
+          if (to < 0 || shape.rank_node[to] == shape.rank_node[r]) continue;
+          crossings++;
+          CHECK_EQ_INT(shape.rank_nic[r], ch % 8);
+          CHECK_EQ_INT(shape.rank_nic[to], ch % 8);
+        }
+      }
+    CHECK_TRUE(crossings > 0);
+    size_t S = (size_t)1 << 28;
+    double time = simulate(t, p, S, NULL);
+    CHECK_TRUE(time > 0 && 2.0 * 15 / 16 * (double)S / time / 1e9 > 50);
+    plan_destroy(p);
+  }
+  plan_shape_fini(&shape);
+  topo_destroy(t);
+}
+
 static void rail_aware_rings_use_every_nic(void) {
   topo_t *t = load("dgx-cluster", "nodes=2");
   CHECK_TRUE(t != NULL);
@@ -779,4 +815,4 @@ TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(max_min_shares_the_
           TEST(exclusive_routes_end_as_free_paths_do), TEST(memory_bandwidth_is_shared_past_the_cache),
           TEST(in_the_cache_each_thread_copies_at_its_rate), TEST(a_thread_does_its_copies_and_reductions_in_turn),
           TEST(fused_receives_that_keep_a_result_write_it_twice), TEST(a_copy_op_runs_at_the_local_copy_rate),
-          TEST(rail_aware_rings_use_every_nic))
+          TEST(rail_aware_rings_use_every_nic), TEST(nccltree_heads_sit_on_the_channel_nic))

@@ -138,7 +138,7 @@ static int sim_usage(FILE *f) {
           "  -b, -e, -f   sizes as chorus perf (default 8 to 64M, factor 2)\n"
           "  -a algo      algorithm script (default: ring where it applies)\n"
           "  -p proto     simple, LL, LL128 (default simple)\n"
-          "  -c N         channels (default: the script's)\n"
+          "  -c N         channels (default: on GPUs, NCCL's count for the topology; else the script's)\n"
           "  --model M    event (default): every step replayed; analytic: ring by symmetry, any n\n"
           "  --trace F    Chrome/Perfetto JSON of the last size: a track per rank and channel, a slice\n"
           "               per op, and a network track per connection with one slice per step\n"
@@ -258,7 +258,7 @@ static int default_algo(chorus_coll_t coll, char *buf, size_t len) {
 typedef struct {
   sim_args_t a;
   topo_t *t;
-  int n, nch, contiguous;
+  int n, nch, contiguous, ch_topo; /* ch_topo: the channel count is the topology's default */
   char algo[256];
   sim_opts_t so;
   plan_t *p;
@@ -308,11 +308,14 @@ static int prepare(sim_cmd_t *x) {
   sim_args_t *a = &x->a;
   x->so = (sim_opts_t){.buffsize = a->buffsize, .nsteps = a->nsteps, .steps_per_chunk = a->steps_per_chunk,
                        .max_chunk = a->max_chunk, .proto = a->proto, .span_ranks = a->timeline ? 16 : 0};
-  x->nch = a->nchannels;
   if (topo_shape(x->t, x->n, &x->shape, &x->contiguous) != chorus_success) {
     fprintf(stderr, "chorus sim: out of memory\n");
     return 1;
   }
+  /* No -c: GPU ranks get the channels NCCL's graph search would give them
+   * (sim/topo.h); CPU ranks their script's default. */
+  if (!a->nchannels && (a->nchannels = topo_default_channels(x->t, x->n)) > 0) x->ch_topo = 1;
+  x->nch = a->nchannels;
   if (a->analytic) {
     if (strcmp(x->algo, "ring") != 0) {
       fprintf(stderr, "chorus sim: the analytic model knows the ring algorithm only, not '%s' (use --model event)\n",
@@ -377,6 +380,7 @@ static int print_header(sim_cmd_t *x) {
          chorus_coll_name(a->coll), x->n, x->shape.nnodes, x->t->name, x->t->params[0] ? " " : "", x->t->params,
          chorus_dtype_name(a->dt), chorus_redop_name(a->op), x->algo, topo_proto_name(a->proto), x->nch,
          a->analytic ? "analytic" : "event");
+  if (x->ch_topo) printf("# channels: %d, as NCCL's search gives this topology (-c to choose)\n", x->nch);
   if (!x->contiguous)
     printf("# note: the ranks of some host are not consecutive; each run of them is planned as a node\n");
   printf("# predicted: no data moves, #wrong is N/A; in place costs the same as out of place in the model\n");

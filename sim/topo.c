@@ -6,6 +6,7 @@
 #include "topo.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -801,4 +802,20 @@ chorus_result_t topo_shape(const topo_t *t, int nranks, plan_shape_t *shape, int
   }
   for (int r = 0; r < nranks; r++) shape->rank_nic[r] = t->rank_nic[r] > 0 ? t->rank_nic[r] : 0;
   return chorus_success;
+}
+
+int topo_default_channels(const topo_t *t, int nranks) {
+  if (nranks < 1 || nranks > t->nranks) return 0;
+  int h0 = t->devs[t->rank_dev[0]].host, hosts = 1, nics = INT_MAX;
+  for (int r = 0; r < nranks; r++) {
+    const topo_dev_t *d = &t->devs[t->rank_dev[r]];
+    if (d->kind != TOPO_GPU) return 0;
+    if (d->host != h0) hosts = 2;
+    int k = topo_host_nics(t, d->host);
+    if (k < nics) nics = k;
+  }
+  if (hosts > 1) return nics > 0 ? (2 * nics < PLAN_MAX_CHANNELS ? 2 * nics : PLAN_MAX_CHANNELS) : 2;
+  for (int i = 0; i < t->ndevs; i++)
+    if (t->devs[i].kind == TOPO_NVSWITCH && t->devs[i].host == h0) return 24;
+  return 4;
 }

@@ -135,6 +135,15 @@ int topo_proto_parse(const char *name);
  * *contiguous is 0. */
 chorus_result_t topo_shape(const topo_t *t, int nranks, plan_shape_t *shape, int *contiguous);
 
+/* The channel count NCCL's graph search would give ranks 0 .. nranks-1 of
+ * t, when they are GPUs (shared/NCCL-MODEL.md section 2; 0 otherwise: CPU
+ * ranks keep their script's default). NCCL searches one channel per NIC
+ * across hosts and about 12 on one NVSwitch host (12 x 20 GB/s on Ampere,
+ * 12 x 30 on Hopper), 2 on PCIe, and duplicates every channel: 2 x the
+ * fewest NICs of the hosts used across hosts, 24 on one NVSwitch host, 4
+ * on one host without one. */
+int topo_default_channels(const topo_t *t, int nranks);
+
 /* NICs of host h (0 when h < 0). */
 static inline int topo_host_nics(const topo_t *t, int h) {
   return h < 0 ? 0 : t->host_nic_first[h + 1] - t->host_nic_first[h];

@@ -140,6 +140,26 @@ static void shape_follows_hosts(void) {
  * GPU i (GPUs 2k and 2k+1 share a PCIe switch with NICs 2k and 2k+1: the
  * tie goes to the NIC with fewer ranks); a PCIe box with one NIC puts every
  * GPU on it; a topology without NICs leaves one per node. */
+/* Channels as NCCL's search gives them: 2 per NIC across hosts (the fewest
+ * NICs of the hosts used), 24 on one NVSwitch host, 4 on one PCIe host, and
+ * none chosen for ranks that are not GPUs. */
+static void default_channels_follow_the_topology(void) {
+  static const struct {
+    const char *topo, *sets;
+    int n, want;
+  } cases[] = {{"dgx-cluster", "nodes=2", 16, 16}, {"dgx-cluster", "nodes=2,nics=4", 16, 8},
+               {"dgx-cluster", "nodes=2", 8, 24},  {"dgx-h100", NULL, 8, 24},
+               {"pcie-8gpu", NULL, 8, 4},          {"star", "nodes=4", 4, 0}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    topo_t *t;
+    topo_err_t err;
+    CHECK_EQ_INT(topo_load(&t, cases[k].topo, cases[k].sets, &err), chorus_success);
+    if (!t) continue;
+    CHECK_EQ_INT(topo_default_channels(t, cases[k].n), cases[k].want);
+    topo_destroy(t);
+  }
+}
+
 static void shape_knows_each_ranks_nic(void) {
   static const struct {
     const char *topo, *sets;
@@ -165,4 +185,4 @@ static void shape_knows_each_ranks_nic(void) {
 TEST_MAIN(TEST(every_shipped_topology_loads), TEST(set_overrides_parameters_and_units),
           TEST(star_route_is_two_hops_with_both_latencies), TEST(routes_prefer_nvlink_over_an_equally_short_pcie_path),
           TEST(ecmp_hashing_is_deterministic_and_spreads), TEST(shape_follows_hosts),
-          TEST(shape_knows_each_ranks_nic))
+          TEST(shape_knows_each_ranks_nic), TEST(default_channels_follow_the_topology))

@@ -15,59 +15,26 @@
 --
 -- The machine's shape, as the engine's tuner passes it from hwloc: `cores`,
 -- `numa` nodes and `packages` (defaults: a core for every rank on one NUMA
--- node). Ranks fill the NUMA nodes in order, one per core, as a launcher
--- that binds ranks to cores in order places them; ranks beyond the cores
--- share them, each getting its share of the copy and add rates. A step
--- between NUMA nodes crosses a `numa_bw` link inside a package and a
--- `socket_bw` one between packages (typical one-stream rates, not measured
--- here: calibrate a machine that has several nodes).
+-- node; `chorus topo detect` writes this machine's). A step between NUMA
+-- nodes crosses a `numa_bw` link inside a package and a `socket_bw` one
+-- between packages (typical one-stream rates, not measured here: calibrate
+-- a machine that has several nodes)
+-- (lib/cpu.lua builds it).
+local cpu = require "cpu"
+
 local n = param("ranks", 2)
-local cores = param("cores", n)
-local numa = param("numa", 1)
-local packages = param("packages", 1)
-if cores < 1 or numa < 1 or packages < 1 then error("cores, numa and packages must be at least 1") end
-if numa > cores then numa = cores end
-if packages > numa then packages = numa end
-
-local share = (n + cores - 1) // cores
--- A rate divided among the ranks that share a core ("14.5GB/s" / 2 = "7.25GB/s").
-local quantity = require "quantity"
-local function per_rank(v) return quantity.divide(v, share, "local-cpu") end
-
-local per_node = (cores + numa - 1) // numa
-local function package_of(node) return node * packages // numa end
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. The ranks move their
--- data with their own threads (sim.h, the memory model): a rank's rates are
--- the in-cache copy and add rates of one thread, and the memory is shared
--- once their buffers no longer fit in the cache.
-local mem_bw, llc = param("mem_bw", "50GB/s"), param("llc", "32MiB")
-for m = 0, numa - 1 do
-  device { name = "numa" .. m, kind = "numa", host = "local", mem_bw = mem_bw, llc = llc }
-end
-for a = 0, numa - 1 do
-  for b = a + 1, numa - 1 do
-    local same = package_of(a) == package_of(b)
-    link { "numa" .. a, "numa" .. b,
-           bw = same and param("numa_bw", "20GB/s") or param("socket_bw", "10GB/s"),
-           lat = same and param("numa_lat", "0.1us") or param("socket_lat", "0.2us") }
-  end
-end
-local copy_bw = per_rank(param("copy_bw", "32GB/s"))
-local copy_local_bw = per_rank(param("copy_local_bw", "100GB/s"))
-for r = 0, n - 1 do
-  local c = "core" .. r
-  local node = (r % cores) // per_node
-  device { name = c, kind = "core", host = "local", reduce_bw = per_rank(param("reduce_bw", "23GB/s")),
-           copy_bw = copy_bw, copy_local_bw = copy_local_bw, op_overhead = param("op_overhead", "0.2us"),
-           mem = "numa" .. node }
-  link { c, "numa" .. node, bw = copy_bw, lat = "0us" }
-  rank(c)
-end
--- With more ranks than cores a step usually waits for its peer to be
--- scheduled first: `wake_lat` more (chorus calibrate measures it with two
--- ranks on one CPU: 12-13 us on 2026-12-03).
-local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "12us")
-if share > 1 then step_lat = quantity.add_times(step_lat, wake_lat, "local-cpu") end
-protocol { "simple", latency = step_lat, efficiency = 1.0 }
+-- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cores a step usually waits for its peer to be scheduled first: `wake_lat`
+-- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
+-- 2026-12-03).
+cpu.host {
+  ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
+  socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
+  copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),
+  reduce_bw = param("reduce_bw", "23GB/s"), op_overhead = param("op_overhead", "0.2us"),
+  step_lat = param("step_lat", "0.7us"), wake_lat = param("wake_lat", "12us"),
+}

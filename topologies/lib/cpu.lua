@@ -1,0 +1,57 @@
+-- cpu.lua -- a CPU host as the CPU engine uses it (local-cpu.lua, and the
+-- files `chorus topo detect` writes): o.ranks processes on o.cores cores of
+-- o.numa NUMA nodes in o.packages packages, exchanging through shared
+-- memory, each rank's thread doing its own copies and reductions (sim.h, the
+-- memory model). The caller reads every rate with param() in its own file,
+-- so that `chorus calibrate --topo FILE` can replace their defaults.
+--   o.copy_bw        a copy between cores (into a peer's slot, out of its own)
+--   o.copy_local_bw  a copy between a rank's own buffers
+--   o.reduce_bw      a reduction (bytes of result)
+--   o.mem_bw, o.llc  each NUMA node's memory (read plus write, STREAM-counted)
+--                    and the last-level cache in front of it
+--   o.numa_bw, o.numa_lat, o.socket_bw, o.socket_lat  links between NUMA
+--                    nodes inside a package and between packages
+--   o.op_overhead, o.step_lat, o.wake_lat  per op, per step, and per step
+--                    that waits for its peer to be scheduled (more ranks
+--                    than cores)
+-- Ranks fill the NUMA nodes in order, one per core, as a launcher that binds
+-- ranks to cores in order places them; ranks beyond the cores share them,
+-- each getting its share of the copy and add rates.
+local quantity = require "quantity"
+
+local M = {}
+
+function M.host(o)
+  local n, cores, numa, packages = o.ranks, o.cores, o.numa, o.packages
+  if cores < 1 or numa < 1 or packages < 1 then error("cores, numa and packages must be at least 1", 2) end
+  if numa > cores then numa = cores end
+  if packages > numa then packages = numa end
+  local share = (n + cores - 1) // cores
+  -- A rate divided among the ranks that share a core ("14.5GB/s" / 2 = "7.25GB/s").
+  local function per_rank(v) return quantity.divide(v, share, "cpu.host") end
+  local per_node = (cores + numa - 1) // numa
+  local function package_of(node) return node * packages // numa end
+  for m = 0, numa - 1 do
+    device { name = "numa" .. m, kind = "numa", host = "local", mem_bw = o.mem_bw, llc = o.llc }
+  end
+  for a = 0, numa - 1 do
+    for b = a + 1, numa - 1 do
+      local same = package_of(a) == package_of(b)
+      link { "numa" .. a, "numa" .. b, bw = same and o.numa_bw or o.socket_bw, lat = same and o.numa_lat or o.socket_lat }
+    end
+  end
+  local copy_bw, copy_local_bw = per_rank(o.copy_bw), per_rank(o.copy_local_bw)
+  for r = 0, n - 1 do
+    local c = "core" .. r
+    local node = (r % cores) // per_node
+    device { name = c, kind = "core", host = "local", reduce_bw = per_rank(o.reduce_bw), copy_bw = copy_bw,
+             copy_local_bw = copy_local_bw, op_overhead = o.op_overhead, mem = "numa" .. node }
+    link { c, "numa" .. node, bw = copy_bw, lat = "0us" }
+    rank(c)
+  end
+  local step_lat = o.step_lat
+  if share > 1 then step_lat = quantity.add_times(step_lat, o.wake_lat, "cpu.host") end
+  protocol { "simple", latency = step_lat, efficiency = 1.0 }
+end
+
+return M

@@ -17,6 +17,7 @@
 #include "sim.h"
 #include "sim_out.h"
 #include "topo.h"
+#include "topo_detect.h"
 #include "topo_view.h"
 #include "verify.h"
 
@@ -50,13 +51,16 @@ static int topo_usage(FILE *f) {
   fprintf(f, "usage: chorus topo show FILE [--set k=v,...] [--ranks N]\n"
              "       chorus topo dot FILE [--set k=v,...] [-o OUT.dot]\n"
              "       chorus topo check FILE [--set k=v,...]\n"
-             "       chorus topo list\n\n"
+             "       chorus topo list\n"
+             "       chorus topo detect [-o OUT.lua] [--xml HWLOC.xml]\n\n"
              "  FILE         a topology script, or the name of one in the topology folder\n"
              "               ($CHORUS_TOPOLOGIES, else the source tree's topologies/)\n"
              "  --set k=v    override what the script's param(k, default) returns\n"
              "  --ranks N    rows of the path matrix to show (default 32)\n"
              "show prints devices, link classes, protocols, ranks and the rank-to-rank path matrix;\n"
-             "dot writes Graphviz (dot -Tsvg); check only loads and validates.\n");
+             "dot writes Graphviz (dot -Tsvg); check only loads and validates; detect writes this machine\n"
+             "(or an hwloc XML export of another) as a topology script: packages, NUMA nodes, cores, cache,\n"
+             "NVIDIA GPUs and NICs on their PCIe ports, NVLink where NVML reports it.\n");
   return f == stderr ? 2 : 0;
 }
 
@@ -69,8 +73,22 @@ int cmd_topo(int argc, char **argv) {
     printf("%s: %s\n", topo_dir(), names[0] ? names : "(none)");
     return 0;
   }
+  if (!strcmp(sub, "detect")) {
+    const char *out = NULL, *xml = NULL;
+    for (int i = 2; i < argc; i++) {
+      if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+      else if (!strcmp(argv[i], "--xml") && i + 1 < argc) xml = argv[++i];
+      else return fprintf(stderr, "chorus topo detect: unknown argument '%s' (-o FILE, --xml FILE)\n", argv[i]), 2;
+    }
+    FILE *f = out ? fopen(out, "w") : stdout;
+    if (!f) return fprintf(stderr, "chorus topo detect: -o %s: %s\n", out, strerror(errno)), 1;
+    int rc = topo_detect(xml, f);
+    if (out && fclose(f) != 0) return fprintf(stderr, "chorus topo detect: -o %s: %s\n", out, strerror(errno)), 1;
+    if (rc == 0 && out) printf("# wrote %s (chorus topo show %s)\n", out, out);
+    return rc == 0 ? 0 : 1;
+  }
   if (strcmp(sub, "show") && strcmp(sub, "dot") && strcmp(sub, "check")) {
-    fprintf(stderr, "chorus topo: unknown action '%s' (show, dot, check, list)\n", sub);
+    fprintf(stderr, "chorus topo: unknown action '%s' (show, dot, check, list, detect)\n", sub);
     return 2;
   }
   const char *file = NULL, *sets = NULL, *out = NULL;

@@ -51,3 +51,9 @@ chorus_add_cli_test(sim_help LABELS unit REGEX "--model event\\|analytic" COMMAN
 # steps (core/geom.h): geometry_shared.
 chorus_add_unit_test(geometry_shared SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_geometry.c LIBS chorus_static chorus_sim)
 target_include_directories(geometry_shared PRIVATE ${PROJECT_SOURCE_DIR}/engine ${PROJECT_SOURCE_DIR}/plan)
+
+# chorus topo detect: this machine and an hwloc XML of a GPU box (issue 20).
+add_test(NAME topo_detect COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/topo_detect.sh $<TARGET_FILE:chorus_cli>
+  ${CMAKE_CURRENT_SOURCE_DIR}/topo/gpu-box.xml)
+set_tests_properties(topo_detect PROPERTIES LABELS "integration" TIMEOUT 60
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies")

@@ -26,7 +26,7 @@ function M.host(o)
   if cores < 1 or numa < 1 or packages < 1 then error("cores, numa and packages must be at least 1", 2) end
   if numa > cores then numa = cores end
   if packages > numa then packages = numa end
-  local share = (n + cores - 1) // cores
+  local share = math.max(1, (n + cores - 1) // cores)
   -- A rate divided among the ranks that share a core ("14.5GB/s" / 2 = "7.25GB/s").
   local function per_rank(v) return quantity.divide(v, share, "cpu.host") end
   local per_node = (cores + numa - 1) // numa

@@ -25,18 +25,13 @@
 -- One node: the chain alone (NCCL's tree inside one node). One rank per
 -- node: the double binary tree over the ranks, tree.lua's allreduce.
 local tree = require "tree"
+local hier = require "hier"
 
 -- This node's chain for channel c: its ranks from the first one nearest NIC
 -- c mod k, in local order.
 local function chain(ctx, node, c)
   local ranks = ctx:node_ranks(node)
-  local m, rail, entry = #ranks, c % ctx:node_nics(node), 1
-  for i = 1, m do
-    if ctx:nic_of(ranks[i]) == rail then
-      entry = i
-      break
-    end
-  end
+  local m, entry = #ranks, hier.nic_entry(ctx, ranks, c % ctx:node_nics(node))
   local out = {}
   for j = 0, m - 1 do out[j + 1] = ranks[(entry - 1 + j) % m + 1] end
   return out

@@ -1,29 +1,51 @@
--- whatif.lua -- sizing without a cluster: ring, tree and hybrid allreduce of
--- 8 to 16,384 GPUs (1 to 2,048 DGX-H100-style hosts, 8 x 400 Gb/s NICs each
--- on a rail-optimised fat tree), with the tree 1:1 and 2:1 oversubscribed.
--- 8 channels, one per NIC rail, as NCCL runs such a machine. Predicted only
--- (testbed none). Event mode replays every step; the ring from 512 GPUs up
--- uses its analytic form (agreement with event mode is a test), and tree
--- and hybrid stop at 128 GPUs (with 8 channels event mode takes minutes beyond).
+-- whatif.lua -- sizing without a cluster: allreduce of 8 to 16,384 GPUs (1
+-- to 2,048 DGX-H100-style hosts, 8 x 400 Gb/s NICs each, links at the
+-- derated rates of topologies/lib/cluster.lua) on a rail-optimised fat tree
+-- 1:1, 2:1 and 4:1 oversubscribed (hosts packed on the leaves, and spread
+-- over them from 64 hosts), and "what if 2x the NICs, or faster
+-- ones": 16 hosts with 4 or 8 NICs of 200, 400 or 800 Gb/s. Channels as
+-- NCCL's search gives them (16 on 8 NICs, 8 on 4). Predicted only (testbed
+-- none). Algorithms: the rail-aware ring (analytic from 512 GPUs: agreement
+-- with the event mode is a test), NCCL's tree (nccltree: chains in the
+-- nodes, double binary tree across them; up to 8,192 GPUs) and hybrid (up to
+-- 128 GPUs: with 16 channels its event replay takes minutes beyond).
+-- NVLS and NVLS-tree are not modelled yet (in-switch reduction).
 local runs = {}
-for _, oversub in ipairs { 1, 2 } do
+for _, oversub in ipairs { 1, 2, 4 } do
   for _, nodes in ipairs { 1, 4, 16, 64, 256, 1024, 2048 } do
-    for _, algo in ipairs { "ring", "tree", "hybrid" } do
+    if nodes > 1 or oversub == 1 then
       local set = ("nodes=%d,oversub=%d"):format(nodes, oversub)
-      if algo == "ring" then
-        runs[#runs + 1] = { collective = "allreduce", algo = algo, ranks = nodes * 8, channels = 8, set = set,
-                            model = nodes >= 64 and "analytic" or "event" }
-      elseif nodes <= 16 then
-        runs[#runs + 1] = { collective = "allreduce", algo = algo, ranks = nodes * 8, channels = 8, set = set }
-      end
+      runs[#runs + 1] = { algo = "ring", ranks = nodes * 8, set = set, model = nodes >= 64 and "analytic" or "event" }
+      if nodes <= 1024 then runs[#runs + 1] = { algo = "nccltree", ranks = nodes * 8, set = set, model = "event" } end
+      if nodes <= 16 then runs[#runs + 1] = { algo = "hybrid", ranks = nodes * 8, set = set } end
     end
+  end
+end
+-- Jobs scattered over the leaves (placement = spread: consecutive hosts on
+-- different leaves, as a busy scheduler leaves them): a rail's traffic then
+-- crosses the spines, and oversubscription starts to count.
+for _, oversub in ipairs { 1, 2, 4 } do
+  for _, nodes in ipairs { 64, 256, 1024, 2048 } do
+    local set = ("nodes=%d,oversub=%d,placement=spread"):format(nodes, oversub)
+    runs[#runs + 1] = { algo = "ring", ranks = nodes * 8, set = set, model = "analytic" }
+    if nodes <= 256 then runs[#runs + 1] = { algo = "nccltree", ranks = nodes * 8, set = set, model = "event" } end
+  end
+end
+for _, nics in ipairs { 4, 8 } do
+  for _, bw in ipairs { "200Gb/s", "400Gb/s", "800Gb/s" } do
+    local set = ("nodes=16,nics=%d,nic_bw=%s"):format(nics, bw)
+    runs[#runs + 1] = { algo = "ring", ranks = 128, set = set }
+    runs[#runs + 1] = { algo = "nccltree", ranks = 128, set = set }
   end
 end
 return {
   name = "whatif",
-  description = "Predicted allreduce busbw from 8 to 16,384 GPUs on a rail-optimised fat tree, 1:1 and 2:1, 8 channels.",
+  description = "Predicted allreduce busbw from 8 to 16,384 GPUs on a rail-optimised fat tree, 1:1, 2:1 and 4:1 "
+    .. "(hosts packed and spread), "
+    .. "and 16 nodes with 4 or 8 NICs of 200, 400 or 800 Gb/s; channels as NCCL's search gives them.",
   testbed = "none",
   topology = "dgx-cluster.lua",
+  channels = 0,
   runs = runs,
   min = "1M", max = "256M", factor = 4,
 }

@@ -34,4 +34,14 @@ function M.rail(ctx, lr)
   return group
 end
 
+-- The position (1-based) in `ranks`, one node's ranks, of the first rank
+-- nearest that node's NIC `rail` (ctx:nic_of), where a channel on that NIC
+-- enters and leaves the node; 1 when none is (one NIC, or none known).
+function M.nic_entry(ctx, ranks, rail)
+  for i = 1, #ranks do
+    if ctx:nic_of(ranks[i]) == rail then return i end
+  end
+  return 1
+end
+
 return M

@@ -3,6 +3,8 @@
 -- ranks of one node are consecutive, so the ring crosses each node boundary
 -- exactly once (and back to the first node once), never a slow link twice.
 
+local hier = require "hier"
+
 local M = {}
 
 local Ring = {}
@@ -59,14 +61,8 @@ function M.rail_order(ctx, c, reverse)
   if reverse then first, last, step = last, first, -1 end
   for node = first, last, step do
     local ranks = ctx:node_ranks(node)
-    local m, rail = #ranks, c % ctx:node_nics(node)
-    local entry = 1
-    for i = 1, m do
-      if ctx:nic_of(ranks[i]) == rail then
-        entry = i
-        break
-      end
-    end
+    local m = #ranks
+    local entry = hier.nic_entry(ctx, ranks, c % ctx:node_nics(node))
     for j = 0, m - 1 do
       local i = reverse and (entry - 1 - j) % m + 1 or (entry - 1 + j) % m + 1
       order[#order + 1] = ranks[i]

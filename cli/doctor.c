@@ -94,12 +94,8 @@ static void check_settings(void) {
   if (nch > 0 && param_is_set(PARAM_ALGO) && !strcmp(param_str(PARAM_ALGO), "rd"))
     finding(0, "CHORUS_ALGO=rd with CHORUS_NCHANNELS=%ld: recursive doubling is latency-bound; channels add "
             "threads, not bandwidth", nch);
-  const char *algo = param_str(PARAM_ALGO);
-  if (algo[0]) {
-    char path[1024], err[1024];
-    if (planner_resolve(algo, planner_algos_dir(), path, sizeof path, err, sizeof err) != 0)
-      finding(1, "CHORUS_ALGO=%s: %s; every collective would fail", algo, err);
-  }
+  /* CHORUS_ALGO (one name, a list, ^exclusions), CHORUS_NCHANNELS, CHORUS_PROTO
+   * and the tuning file: what a communicator checks before its first call. */
   if (tune_check_settings() != chorus_success) finding(1, "%s; every communicator would fail", chorus_last_error());
   if (param_is_set(PARAM_ALGOS) && access(param_str(PARAM_ALGOS), R_OK) != 0)
     finding(1, "CHORUS_ALGOS=%s is not a readable folder; the planner finds no scripts", param_str(PARAM_ALGOS));

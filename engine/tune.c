@@ -225,9 +225,59 @@ static chorus_result_t load_proto(const char *value) {
                        value);
 }
 
+/* CHORUS_ALGO: one algorithm (a name in the algorithm folder, or a script's
+ * path), or a list of names ("ring,tree") the tuner chooses among, or "^"
+ * and a list it must not choose. Every name of a list must be a script the
+ * planner finds: a misspelt one would otherwise be dropped in silence. */
+static chorus_result_t load_algo(const char *value) {
+  if (!value[0]) return chorus_success;
+  const char *dir = param_str(PARAM_ALGOS);
+  char path[1024], err[1024];
+  if (value[0] != '^' && !strchr(value, ',')) {
+    if (planner_resolve(value, dir[0] ? dir : planner_algos_dir(), path, sizeof path, err, sizeof err) != 0)
+      return settings_fail("CHORUS_ALGO=%s: %s", value, err);
+    return chorus_success;
+  }
+  for (const char *s = value + (value[0] == '^');;) {
+    size_t len = strcspn(s, ",");
+    char name[128];
+    if (len == 0 || len >= sizeof name)
+      return settings_fail("CHORUS_ALGO=%s: an empty or over-long name in the list (write names like ring,tree, or "
+                           "^rd to exclude)",
+                           value);
+    snprintf(name, sizeof name, "%.*s", (int)len, s);
+    if (strchr(name, '/') ||
+        planner_resolve(name, dir[0] ? dir : planner_algos_dir(), path, sizeof path, err, sizeof err) != 0)
+      return settings_fail("CHORUS_ALGO=%s: '%s' is no algorithm in %s (a list names scripts of the algorithm "
+                           "folder)",
+                           value, name, dir[0] ? dir : planner_algos_dir());
+    s += len;
+    if (!*s) break;
+    s++;
+  }
+  return chorus_success;
+}
+
+/* CHORUS_NCHANNELS: unset or 0 (each call chooses), else 1 to
+ * PLAN_MAX_CHANNELS; anything else is an error that names it, not a
+ * default or a silent cap. */
+static chorus_result_t load_nchannels(void) {
+  if (!param_is_set(PARAM_NCHANNELS)) return chorus_success;
+  const char *v = param_str(PARAM_NCHANNELS);
+  char *end;
+  errno = 0;
+  long n = strtol(v, &end, 10);
+  if (!v[0] || *end || end == v || errno || n < 0 || n > PLAN_MAX_CHANNELS)
+    return settings_fail("CHORUS_NCHANNELS=%s: not a channel count (1 to %d, or 0 for each call to choose)", v,
+                         PLAN_MAX_CHANNELS);
+  return chorus_success;
+}
+
 static void load_settings(void) {
   settings.proto = sim_cost_proto_parse("simple");
   settings.res = load_proto(param_str(PARAM_PROTO));
+  if (settings.res == chorus_success) settings.res = load_algo(param_str(PARAM_ALGO));
+  if (settings.res == chorus_success) settings.res = load_nchannels();
   const char *file = param_str(PARAM_TUNING_FILE);
   if (settings.res == chorus_success && file[0]) {
     settings.res = load_tuning_file(file);

@@ -70,6 +70,28 @@ doctor_test(doctor_wrong_interface 1 "PROBLEM: sockets have no interface: no net
 doctor_test(doctor_unknown_algorithm 1 "PROBLEM: CHORUS_ALGO=nosuch: unknown algorithm 'nosuch'"
   ENV CHORUS_ALGO=nosuch ARGS --no-selftest)
 doctor_test(doctor_short_timeout 1 "PROBLEM: CHORUS_TIMEOUT=1 s" ENV CHORUS_TIMEOUT=1 ARGS --no-selftest)
+# CHORUS_ALGO lists are valid as the README writes them; a misspelt name in one is not (issue 21).
+doctor_test(doctor_algo_list_is_valid 0 "\n0 problems, [0-9]+ notes?\n" ENV CHORUS_ALGO=ring,tree ARGS --no-selftest)
+doctor_test(doctor_algo_exclusion_is_valid 0 "\n0 problems, [0-9]+ notes?\n" ENV CHORUS_ALGO=^rd ARGS --no-selftest)
+doctor_test(doctor_algo_list_misspelt 1 "PROBLEM: CHORUS_ALGO=ring,treee: 'treee' is no algorithm in"
+  ENV CHORUS_ALGO=ring,treee ARGS --no-selftest)
+doctor_test(doctor_nchannels_not_a_number 1 "PROBLEM: CHORUS_NCHANNELS=abc: not a channel count \\(1 to 64"
+  ENV CHORUS_NCHANNELS=abc ARGS --no-selftest)
+doctor_test(doctor_nchannels_too_many 1 "PROBLEM: CHORUS_NCHANNELS=999: not a channel count"
+  ENV CHORUS_NCHANNELS=999 ARGS --no-selftest)
+# ... and a run with them fails at once, naming the variable and its value.
+foreach(bad "CHORUS_NCHANNELS=abc|CHORUS_NCHANNELS=abc: not a channel count"
+            "CHORUS_ALGO=ring,treee|CHORUS_ALGO=ring,treee: 'treee' is no algorithm")
+  string(REPLACE "|" ";" parts "${bad}")
+  list(GET parts 0 env)
+  list(GET parts 1 regex)
+  string(REGEX REPLACE "[^A-Za-z]" "_" tname "${env}")
+  add_test(NAME perf_bad_setting_${tname} COMMAND ${CMAKE_COMMAND} -DPROG=/usr/bin/env
+    "-DARGS=${env}@@$<TARGET_FILE:chorus_cli>@@perf@@allreduce@@-n@@2@@-b@@4K@@-e@@4K@@-w@@0@@-i@@1" -DFAIL=1
+    "-DREGEX=${regex}" -P ${CMAKE_CURRENT_SOURCE_DIR}/lib/expect.cmake)
+  set_tests_properties(perf_bad_setting_${tname} PROPERTIES LABELS "unit;bad" TIMEOUT 60
+    ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies")
+endforeach()
 doctor_test(doctor_bandwidth_below_prediction 1 "PROBLEM: shared memory is [0-9]+% below the prediction"
   ARGS --topo ${CMAKE_CURRENT_SOURCE_DIR}/doctor/too-fast.lua)
 doctor_test(doctor_clean_defaults 0 "\n0 problems, [0-9]+ notes?\n" ARGS --no-selftest)

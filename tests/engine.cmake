@@ -141,3 +141,12 @@ set_tests_properties(sock_reset PROPERTIES LABELS "integration" SKIP_RETURN_CODE
 chorus_add_unit_test(test_setup_kill SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_setup_kill.c LIBS chorus_static
   LABELS integration)
 set_tests_properties(test_setup_kill PROPERTIES TIMEOUT 180)
+
+# The first INFO line says what is built and usable: the transports and
+# whether the CUDA kernels were compiled; no verbs, which Chorus has not (issue 21).
+add_test(NAME info_line_names_what_is_built COMMAND ${CMAKE_COMMAND} -DPROG=/usr/bin/env
+  "-DARGS=CHORUS_DEBUG=INFO@@$<TARGET_FILE:chorus_cli>@@perf@@allreduce@@-n@@1@@-b@@8@@-e@@8@@-w@@0@@-i@@1"
+  "-DREGEX=INFO INIT Chorus [^\n]* sanitize=[A-Za-z]* transports=shm,socket cuda_kernels=[A-Z]+; built with"
+  -P ${CMAKE_CURRENT_SOURCE_DIR}/lib/expect.cmake)
+set_tests_properties(info_line_names_what_is_built PROPERTIES LABELS "unit" TIMEOUT 60
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies")

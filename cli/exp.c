@@ -770,6 +770,7 @@ static int read_published(const exp_t *e, exp_points_t *pts) {
   int at[NCOLS], lineno = 1, rc = -1, nfit = 0;
   char line[4096], *fld[32];
   int nf = fgets(line, sizeof line, f) ? csv_fields(line, fld, 32) : 0;
+  int need = 0; /* the last column a row must reach */
   for (int c = 0; c < NCOLS; c++) {
     at[c] = -1;
     for (int i = 0; i < nf; i++)
@@ -778,13 +779,12 @@ static int read_published(const exp_t *e, exp_points_t *pts) {
       fprintf(stderr, "chorus exp: %s:1: the header has no column '%s'\n", e->data, cols[c]);
       goto out;
     }
+    if (at[c] > need) need = at[c];
   }
   while (fgets(line, sizeof line, f)) {
     lineno++;
     if (line[strspn(line, " \t\r\n")] == 0) continue;
     nf = csv_fields(line, fld, 32);
-    int need = 0;
-    for (int c = 0; c < NCOLS; c++) need = at[c] > need ? at[c] : need;
     if (nf <= need) {
       fprintf(stderr, "chorus exp: %s:%d: %d fields, the header has %d or more\n", e->data, lineno, nf, need + 1);
       goto out;

@@ -385,21 +385,20 @@ static void write_points(const exp_run_t *r, const exp_points_t *p, const exp_en
 /* One run's section; returns 1 when it misses its targets or failed. */
 static int write_run(const exp_t *e, const exp_run_t *r, const exp_points_t *p, const exp_env_t *env, FILE *csv,
                      FILE *md, char *reason, size_t reasonlen) {
-  printf("\n%s%s%s %s, %d ranks on %d nodes%s%s, %d channel%s\n", p->source[0] ? r->label : "",
-         p->source[0] ? ": " : "", r->coll, r->algo, r->nranks, p->nnodes, r->set[0] ? ", " : "", r->set,
-         r->channels, r->channels == 1 ? "" : "s");
-  fprintf(md, "\n## %s%s%s %s, %d ranks on %d nodes, %d channel%s%s%s%s%s\n", p->source[0] ? r->label : "",
-          p->source[0] ? ": " : "", r->coll, r->algo, r->nranks, p->nnodes, r->channels, r->channels == 1 ? "" : "s",
-          r->set[0] ? ", " : "", r->set, r->topology[0] ? ", topology " : "", r->topology);
-  if (p->source[0]) fprintf(md, "\nSource: <%s>\n", p->source);
+  int pub = e->testbed == TESTBED_PUBLISHED; /* a run is a published system: named, with its source */
+  printf("\n%s%s%s %s, %d ranks on %d nodes%s%s, %d channel%s\n", pub ? r->label : "", pub ? ": " : "", r->coll,
+         r->algo, r->nranks, p->nnodes, r->set[0] ? ", " : "", r->set, r->channels, r->channels == 1 ? "" : "s");
+  fprintf(md, "\n## %s%s%s %s, %d ranks on %d nodes, %d channel%s%s%s%s%s\n", pub ? r->label : "", pub ? ": " : "",
+          r->coll, r->algo, r->nranks, p->nnodes, r->channels, r->channels == 1 ? "" : "s", r->set[0] ? ", " : "",
+          r->set, r->topology[0] ? ", topology " : "", r->topology);
+  if (pub) fprintf(md, "\nSource: <%s>\n", p->source);
   if (p->failure[0]) {
     printf("  FAILED: %s\n", p->failure);
     fprintf(md, "\n**Failed**: %s%s\n", p->failure, p->nrep ? " The repeats it completed are below." : "");
     if (!reason[0]) snprintf(reason, reasonlen, "%s: %s", r->label, p->failure);
   }
   write_points(r, p, env, csv, md);
-  if (!p->nrep || !p->predicted) return p->failure[0] != 0;
-  if (e->testbed == TESTBED_PUBLISHED) return p->failure[0] != 0; /* judged over all systems: write_published */
+  if (!p->nrep || !p->predicted || pub) return p->failure[0] != 0; /* published: judged together, write_published */
   exp_fidelity_t f = fidelity(r, p);
   char large[16] = "n/a", small[16] = "n/a"; /* no point in that regime */
   if (!isnan(f.large)) snprintf(large, sizeof large, "%.1f%%", f.large);

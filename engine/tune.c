@@ -232,9 +232,10 @@ static chorus_result_t load_proto(const char *value) {
 static chorus_result_t load_algo(const char *value) {
   if (!value[0]) return chorus_success;
   const char *dir = param_str(PARAM_ALGOS);
+  if (!dir[0]) dir = planner_algos_dir();
   char path[1024], err[1024];
   if (value[0] != '^' && !strchr(value, ',')) {
-    if (planner_resolve(value, dir[0] ? dir : planner_algos_dir(), path, sizeof path, err, sizeof err) != 0)
+    if (planner_resolve(value, dir, path, sizeof path, err, sizeof err) != 0)
       return settings_fail("CHORUS_ALGO=%s: %s", value, err);
     return chorus_success;
   }
@@ -246,11 +247,10 @@ static chorus_result_t load_algo(const char *value) {
                            "^rd to exclude)",
                            value);
     snprintf(name, sizeof name, "%.*s", (int)len, s);
-    if (strchr(name, '/') ||
-        planner_resolve(name, dir[0] ? dir : planner_algos_dir(), path, sizeof path, err, sizeof err) != 0)
+    if (strchr(name, '/') || planner_resolve(name, dir, path, sizeof path, err, sizeof err) != 0)
       return settings_fail("CHORUS_ALGO=%s: '%s' is no algorithm in %s (a list names scripts of the algorithm "
                            "folder)",
-                           value, name, dir[0] ? dir : planner_algos_dir());
+                           value, name, dir);
     s += len;
     if (!*s) break;
     s++;

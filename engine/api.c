@@ -6,7 +6,10 @@
 #include "error.h"
 #include "exec.h"
 #include "group.h"
+#include "kernels.h"
 #include "stream.h"
+
+#include <stdio.h>
 
 /* Call kin on stream s (NULL: now, on this thread). */
 static chorus_result_t submit(const comm_call_t *kin, chorus_stream_t *s) {
@@ -73,4 +76,15 @@ chorus_result_t chorus_recv(void *buf, size_t count, chorus_dtype_t dt, int peer
                             chorus_stream_t *stream) {
   comm_call_t k = {.kind = CALL_RECV, .recvbuf = buf, .count = count, .dt = dt, .root = peer, .comm = comm};
   return submit(&k, stream);
+}
+
+const char *chorus_build_info(void) {
+  static char info[128];
+#ifdef CHORUS_HAVE_CUDA
+  const char *cuda = "on";
+#else
+  const char *cuda = "off";
+#endif
+  snprintf(info, sizeof info, "isa=%s cuda=%s transports=shm,socket", kern_isa(), cuda);
+  return info;
 }

@@ -47,6 +47,14 @@ const char *chorus_last_error(void);
 /* Version of the loaded library, as CHORUS_VERSION_CODE. */
 int chorus_version(void);
 
+/* What this copy of the library was built with and runs on, as
+ * space-separated key=value words: "isa=avx2 cuda=off transports=shm,socket"
+ * (isa: the reduction kernels chosen for this CPU: avx512, avx2 or portable;
+ * cuda: whether the CUDA kernels are built in, not whether a GPU is present).
+ * Bindings print it when they load the library, so a wrong copy shows at
+ * once. */
+const char *chorus_build_info(void);
+
 /* The collectives Chorus implements. */
 typedef enum {
   chorus_allreduce = 0,

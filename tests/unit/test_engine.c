@@ -415,6 +415,14 @@ static void bad_arguments_name_the_problem(void) {
   chorus_comm_destroy(c);
 }
 
+static void build_info_says_isa_cuda_and_transports(void) {
+  const char *info = chorus_build_info();
+  CHECK_TRUE(strncmp(info, "isa=", 4) == 0);
+  CHECK_TRUE(strstr(info, "isa=avx512 ") || strstr(info, "isa=avx2 ") || strstr(info, "isa=portable "));
+  CHECK_TRUE(strstr(info, " cuda=on ") || strstr(info, " cuda=off "));
+  CHECK_CONTAINS(info, " transports=shm,socket");
+}
+
 int main(int argc, char **argv) {
   /* Short timeouts, set before the library reads its settings. */
   setenv("CHORUS_TIMEOUT", "4", 0);
@@ -432,6 +440,7 @@ int main(int argc, char **argv) {
                                       TEST(destroy_right_after_a_send_loses_nothing),
                                       TEST(bootstrap_refuses_a_wrong_secret),
                                       TEST(bad_arguments_name_the_problem),
+                                      TEST(build_info_says_isa_cuda_and_transports),
                                       {NULL, NULL}};
   return test_run_all_(tests, argc, argv);
 }

@@ -45,7 +45,116 @@ typedef struct {
   int device; /* -g: ranks as threads on this CUDA device (-1: host) */
   int inplace_mode; /* 0 both, 1 only out of place, 2 only in place */
   const char *csv;
+  const char *baseline;  /* --baseline FILE: compare with it, or write it when it does not exist */
+  int baseline_new;      /* the file did not exist: this run writes it */
+  double tolerance;      /* --tolerance: % slower than the baseline that fails the run */
+  struct base_point *base; /* the baseline's rows, loaded before the ranks start */
+  int nbase;
 } perf_opts_t;
+
+/* --- baselines: a --csv file of an earlier run ---------------------------- */
+
+/* One row of a baseline: what identifies a point, and its bus bandwidth. */
+typedef struct base_point {
+  char coll[24], dtype[16], op[8];
+  int nranks, root, inplace;
+  size_t bytes;
+  double busbw;
+} base_point_t;
+
+/* The columns a baseline must have, as --csv writes them. */
+static const char *const base_cols[] = {"collective", "nranks", "dtype", "op", "root", "inplace", "size_bytes",
+                                        "busbw_GBps"};
+enum { BASE_NCOLS = 8 };
+
+/* Read FILE (a --csv of an earlier run) into o->base; 0, or 2 after an
+ * error naming the file and line. */
+static int load_baseline(perf_opts_t *o) {
+  FILE *f = fopen(o->baseline, "r");
+  if (!f) {
+    if (errno != ENOENT) return fprintf(stderr, "chorus perf: --baseline %s: %s\n", o->baseline, strerror(errno)), 2;
+    o->baseline_new = 1;
+    return 0;
+  }
+  char line[1024];
+  int col[BASE_NCOLS], ncols = 0, lineno = 1, cap = 0, st = 0;
+  if (!fgets(line, sizeof line, f)) {
+    fclose(f);
+    return fprintf(stderr, "chorus perf: --baseline %s: empty (a file written by --csv or --baseline expected)\n",
+                   o->baseline), 2;
+  }
+  for (int k = 0; k < BASE_NCOLS; k++) col[k] = -1;
+  for (char *save = NULL, *tok = strtok_r(line, ",\r\n", &save); tok; tok = strtok_r(NULL, ",\r\n", &save), ncols++)
+    for (int k = 0; k < BASE_NCOLS; k++)
+      if (!strcmp(tok, base_cols[k])) col[k] = ncols;
+  for (int k = 0; k < BASE_NCOLS; k++)
+    if (col[k] < 0) {
+      fclose(f);
+      return fprintf(stderr, "chorus perf: --baseline %s:1: no column '%s' (a file written by --csv expected)\n",
+                     o->baseline, base_cols[k]), 2;
+    }
+  while (!st && fgets(line, sizeof line, f)) {
+    lineno++;
+    if (line[0] == '\n' || line[0] == '#') continue;
+    char *field[32];
+    int nf = 0;
+    for (char *p = line; nf < 32;) {
+      field[nf++] = p;
+      char *c = strpbrk(p, ",\r\n");
+      if (!c) break;
+      int last = *c != ',';
+      *c = 0;
+      if (last) break;
+      p = c + 1;
+    }
+    if (nf < ncols) {
+      st = (fprintf(stderr, "chorus perf: --baseline %s:%d: %d fields, the header has %d\n", o->baseline, lineno, nf,
+                   ncols), 2);
+      break;
+    }
+    base_point_t b = {0};
+    char *end1, *end2, *end3, *end4, *end5;
+    snprintf(b.coll, sizeof b.coll, "%s", field[col[0]]);
+    b.nranks = (int)strtol(field[col[1]], &end1, 10);
+    snprintf(b.dtype, sizeof b.dtype, "%s", field[col[2]]);
+    snprintf(b.op, sizeof b.op, "%s", field[col[3]]);
+    b.root = (int)strtol(field[col[4]], &end2, 10);
+    b.inplace = (int)strtol(field[col[5]], &end3, 10);
+    b.bytes = (size_t)strtoull(field[col[6]], &end4, 10);
+    b.busbw = strtod(field[col[7]], &end5);
+    if (*end1 || *end2 || *end3 || *end4 || *end5 || !*field[col[7]] || !(b.busbw >= 0)) {
+      st = (fprintf(stderr, "chorus perf: --baseline %s:%d: not a row of numbers where the header says so\n",
+                   o->baseline, lineno), 2);
+      break;
+    }
+    if (o->nbase == cap) {
+      cap = cap ? 2 * cap : 64;
+      base_point_t *nb = realloc(o->base, sizeof *nb * (size_t)cap);
+      if (!nb) {
+        st = (fprintf(stderr, "chorus perf: out of memory\n"), 2);
+        break;
+      }
+      o->base = nb;
+    }
+    o->base[o->nbase++] = b;
+  }
+  fclose(f);
+  if (!st && !o->nbase)
+    st = (fprintf(stderr, "chorus perf: --baseline %s: no rows (a file written by --csv expected)\n", o->baseline), 2);
+  return st;
+}
+
+/* The baseline's busbw for this point, or -1 when it has none. */
+static double baseline_busbw(const perf_opts_t *o, int nranks, int root, int inplace, size_t bytes) {
+  for (int i = 0; i < o->nbase; i++) {
+    const base_point_t *b = &o->base[i];
+    if (b->nranks == nranks && b->root == root && b->inplace == inplace && b->bytes == bytes &&
+        !strcmp(b->coll, chorus_coll_name(o->coll)) && !strcmp(b->dtype, chorus_dtype_name(o->dt)) &&
+        !strcmp(b->op, chorus_redop_name(o->op)))
+      return b->busbw;
+  }
+  return -1;
+}
 
 /* --- an independent reference: scalar conversions and arithmetic --- */
 
@@ -175,6 +284,8 @@ typedef struct {
   char *send, *recv;
   size_t sendcap, recvcap;
   FILE *csv;
+  FILE *base_out; /* rank 0, when this run writes the baseline */
+  int compared, slower; /* rank 0: points found in the baseline, and those slower beyond the tolerance */
   char used_algo[64]; /* what the timed calls of the last point ran (not the bookkeeping allreduces) */
   int used_nch;
   int failed;
@@ -399,6 +510,7 @@ static int measure_size(rank_t *R, size_t count, size_t bytes, int *status) {
     if (wrong[ip]) *status = 1;
   }
   if (R->rank == 0) {
+    char cmp[160] = "";
     printf("%12zu %13zu %9s %7s %6d", bytes, count, chorus_dtype_name(o->dt),
            o->coll == chorus_allreduce || o->coll == chorus_reduce || o->coll == chorus_reducescatter
                ? chorus_redop_name(o->op)
@@ -414,16 +526,27 @@ static int measure_size(rank_t *R, size_t count, size_t bytes, int *status) {
       printf(" %8.2f %7.2f %7.2f %6ld", t[ip], algbw, busbw, wrong[ip]);
       R->sum_busbw += busbw;
       R->npoints++;
-      if (R->csv)
-        fprintf(R->csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,%ld\n", chorus_coll_name(o->coll),
-                R->used_algo[0] ? R->used_algo : "none", tune_proto(), n,
-                R->nhosts, chorus_dtype_name(o->dt), chorus_redop_name(o->op), rooted ? o->root : -1, ip, bytes,
-                count, t[ip], algbw, busbw, wrong[ip]);
+      FILE *outs[2] = {R->csv, R->base_out};
+      for (int w = 0; w < 2; w++)
+        if (outs[w])
+          fprintf(outs[w], "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,%ld\n", chorus_coll_name(o->coll),
+                  R->used_algo[0] ? R->used_algo : "none", tune_proto(), n, R->nhosts, chorus_dtype_name(o->dt),
+                  chorus_redop_name(o->op), rooted ? o->root : -1, ip, bytes, count, t[ip], algbw, busbw, wrong[ip]);
+      double base = o->nbase ? baseline_busbw(o, n, rooted ? o->root : -1, ip, bytes) : -1;
+      if (base > 0) {
+        double change = (busbw / base - 1) * 100;
+        int slow = change < -o->tolerance;
+        snprintf(cmp + strlen(cmp), sizeof cmp - strlen(cmp), "  %s %.2f %+.1f%%%s", ip ? "in" : "out", base, change,
+                 slow ? " SLOWER" : "");
+        R->compared++, R->slower += slow;
+      }
     }
-    /* What ran (the tuner's choice unless -a/-c fixed it), as the table's last column. */
-    printf("  %s/%d\n", R->used_algo[0] ? R->used_algo : "-", R->used_nch);
+    /* What ran (the tuner's choice unless -a/-c fixed it), as the table's last column; then, with
+     * --baseline, the baseline's busbw and the change, per out-of-place and in-place column. */
+    printf("  %s/%d%s%s\n", R->used_algo[0] ? R->used_algo : "-", R->used_nch, cmp[0] ? "  | base" : "", cmp);
     fflush(stdout);
     if (R->csv) fflush(R->csv);
+    if (R->base_out) fflush(R->base_out);
   }
   return 0;
 }
@@ -457,6 +580,17 @@ static int run_rank(rank_t *R) {
   if (R->rank == 0) {
     printf("# Out of bounds values : %s\n", status ? "some wrong (see #wrong)" : "0 OK");
     printf("# Avg bus bandwidth    : %.4f\n#\n", R->npoints ? R->sum_busbw / R->npoints : 0);
+    if (o->baseline_new) {
+      printf("# Baseline             : written to %s (the next run with --baseline %s compares with it)\n",
+             o->baseline, o->baseline);
+    } else if (o->baseline) {
+      printf("# Baseline %s: %d of %d points compared, %d more than %.1f %% slower\n", o->baseline, R->compared,
+             R->npoints, R->slower, o->tolerance);
+      if (!R->compared)
+        fprintf(stderr, "chorus perf: --baseline %s has no point of this run (%s, %s, %s, %d ranks, these sizes)\n",
+                o->baseline, chorus_coll_name(o->coll), chorus_dtype_name(o->dt), chorus_redop_name(o->op), n);
+      if (R->slower || !R->compared) status |= 1;
+    }
   }
   rank_free(R);
   return status;
@@ -468,7 +602,7 @@ static int usage(FILE *f) {
   fprintf(f,
           "usage: chorus perf COLLECTIVE [-n ranks] [-b min] [-e max] [-f factor] [-d dtype] [-o op] [-r root]\n"
           "                  [-a algo] [-c channels] [-w warmup] [-i iters] [--csv FILE] [--threads] [-g device]\n"
-          "                  [--inplace 0|1|both] [--no-check]\n\n"
+          "                  [--inplace 0|1|both] [--no-check] [--baseline FILE [--tolerance P]]\n\n"
           "  COLLECTIVE   allreduce, broadcast, reduce, allgather, reducescatter, alltoall\n"
           "  -n N         fork N local ranks (default: the launcher's ranks, else 1)\n"
           "  --threads    run the N ranks as threads of this process instead\n"
@@ -481,7 +615,10 @@ static int usage(FILE *f) {
           "  -a algo      algorithm script (default: the tuner's choice)\n"
           "  -c N         channels (default: the tuner's choice)\n"
           "  -w, -i       warm-up and timed iterations (default 5 and 20)\n"
-          "  --csv FILE   also write one row per measured point\n\n"
+          "  --csv FILE   also write one row per measured point\n"
+          "  --baseline FILE  compare each point's busbw with FILE (a --csv of an earlier run) and exit 1\n"
+          "               when one is more than --tolerance slower; when FILE does not exist, write it\n"
+          "  --tolerance P  percent slower than the baseline that fails the run (default 10)\n\n"
           "Sizes follow nccl-tests: the bytes of one rank's buffer for allreduce, broadcast and reduce, the\n"
           "total for allgather, reducescatter and alltoall. Exits 1 when any element is wrong.\n");
   return f == stderr ? 2 : 0;
@@ -498,11 +635,11 @@ static void *thread_main(void *arg) {
   return NULL;
 }
 
-static FILE *open_csv(const perf_opts_t *o) {
-  if (!o->csv) return NULL;
-  FILE *f = fopen(o->csv, "w");
+static FILE *open_csv_at(const char *opt, const char *path) {
+  if (!path) return NULL;
+  FILE *f = fopen(path, "w");
   if (!f) {
-    fprintf(stderr, "chorus perf: --csv %s: %s\n", o->csv, strerror(errno));
+    fprintf(stderr, "chorus perf: %s %s: %s\n", opt, path, strerror(errno));
     return NULL;
   }
   fprintf(f, "collective,algo,proto,nranks,nnodes,dtype,op,root,inplace,size_bytes,count,time_us,algbw_GBps,"
@@ -510,11 +647,25 @@ static FILE *open_csv(const perf_opts_t *o) {
   return f;
 }
 
+/* Rank 0's outputs: the --csv file, and the baseline when this run writes it. */
+static void open_outputs(rank_t *R) {
+  R->csv = open_csv_at("--csv", R->o->csv);
+  if (R->o->baseline_new) R->base_out = open_csv_at("--baseline", R->o->baseline);
+}
+
+static void close_outputs(rank_t *R) {
+  if (R->csv) fclose(R->csv);
+  if (R->base_out) fclose(R->base_out);
+  R->csv = R->base_out = NULL;
+}
+
 /* The options after the collective into o; returns -1 when they are fine,
  * else the exit status (2 for bad input, 0 after --help). */
 static int parse_args(int argc, char **argv, perf_opts_t *op) {
   perf_opts_t o = *op;
   static const struct option longs[] = {{"csv", required_argument, NULL, 'C'},
+                                        {"baseline", required_argument, NULL, 'B'},
+                                        {"tolerance", required_argument, NULL, 'O'},
                                         {"threads", no_argument, NULL, 'T'},
                                         {"device", required_argument, NULL, 'g'},
                                         {"no-check", no_argument, NULL, 'N'},
@@ -525,7 +676,14 @@ static int parse_args(int argc, char **argv, perf_opts_t *op) {
   int c;
   while ((c = getopt_long(argc, argv, "n:b:e:f:d:o:r:a:c:w:i:g:h", longs, NULL)) != -1) {
     switch (c) {
-    case 'n': o.nranks = atoi(optarg); break;
+    case 'n': {
+      char *end;
+      long v = strtol(optarg, &end, 10);
+      if (*end || end == optarg || v < 1 || v > 4096)
+        return fprintf(stderr, "chorus perf: -n: '%s' is not a rank count (1 to 4096)\n", optarg), 2;
+      o.nranks = (int)v;
+      break;
+    }
     case 'b':
       if (param_parse_bytes(optarg, &o.minb)) return fprintf(stderr, "chorus perf: -b: '%s' is not a size\n", optarg), 2;
       break;
@@ -547,6 +705,15 @@ static int parse_args(int argc, char **argv, perf_opts_t *op) {
     case 'w': o.warmup = atoi(optarg); break;
     case 'i': o.iters = atoi(optarg); break;
     case 'C': o.csv = optarg; break;
+    case 'B': o.baseline = optarg; break;
+    case 'O': {
+      char *end;
+      o.tolerance = strtod(optarg, &end);
+      if (*end == '%') end++;
+      if (*end || end == optarg || !(o.tolerance >= 0 && o.tolerance < 100))
+        return fprintf(stderr, "chorus perf: --tolerance: '%s' is not a percentage (0 to 100)\n", optarg), 2;
+      break;
+    }
     case 'T': o.threads = 1; break;
     case 'g': {
       char *end;
@@ -564,9 +731,21 @@ static int parse_args(int argc, char **argv, perf_opts_t *op) {
   }
   if (o.factor <= 1 && o.minb != o.maxb) return fprintf(stderr, "chorus perf: -f must be above 1\n"), 2;
   if (o.minb > o.maxb) return fprintf(stderr, "chorus perf: -b %zu is above -e %zu\n", o.minb, o.maxb), 2;
+  if (o.minb < chorus_dtype_size(o.dt))
+    return fprintf(stderr, "chorus perf: -b %zu is less than one %s (%zu bytes)\n", o.minb, chorus_dtype_name(o.dt),
+                   chorus_dtype_size(o.dt)), 2;
   if (o.nchannels < 0 || o.nchannels > PLAN_MAX_CHANNELS)
     return fprintf(stderr, "chorus perf: -c must be 1..%d\n", PLAN_MAX_CHANNELS), 2;
 
+  /* The files the run will write must be writable before it starts, not only after. */
+  const char *outs[2] = {o.csv, o.baseline};
+  for (int w = 0; w < 2; w++) {
+    if (!outs[w] || (w == 1 && access(outs[w], F_OK) == 0)) continue;
+    FILE *f = fopen(outs[w], "a");
+    if (!f) return fprintf(stderr, "chorus perf: %s %s: %s\n", w ? "--baseline" : "--csv", outs[w], strerror(errno)), 2;
+    fclose(f);
+    if (w == 1) unlink(outs[w]); /* load_baseline must still find it new */
+  }
   *op = o;
   return -1;
 }
@@ -581,9 +760,9 @@ static int run_from_env(perf_opts_t *o) {
   }
   int rank;
   chorus_comm_user_rank(R.comm, &rank);
-  if (rank == 0) R.csv = open_csv(o);
+  if (rank == 0) open_outputs(&R);
   int st = run_rank(&R);
-  if (R.csv) fclose(R.csv);
+  close_outputs(&R);
   chorus_comm_destroy(R.comm);
   return st;
 }
@@ -621,9 +800,9 @@ static int run_threads(perf_opts_t *o) {
     free(th);
     return 1;
   }
-  FILE *csv = open_csv(o);
   for (int r = 0; r < o->nranks; r++) {
-    t[r].R = (rank_t){.o = o, .comm = comms[r], .ctl = ctls ? ctls[r] : NULL, .csv = r == 0 ? csv : NULL};
+    t[r].R = (rank_t){.o = o, .comm = comms[r], .ctl = ctls ? ctls[r] : NULL};
+    if (r == 0) open_outputs(&t[r].R);
     pthread_create(&th[r], NULL, thread_main, &t[r]);
   }
   int st = 0;
@@ -634,7 +813,7 @@ static int run_threads(perf_opts_t *o) {
   for (int r = 0; r < o->nranks; r++) chorus_comm_destroy(comms[r]);
   for (int r = 0; ctls && r < o->nranks; r++) chorus_comm_destroy(ctls[r]);
   free(ctls);
-  if (csv) fclose(csv);
+  close_outputs(&t[0].R);
   free(comms);
   free(t);
   free(th);
@@ -645,32 +824,37 @@ static int run_threads(perf_opts_t *o) {
 static int forked_rank(chorus_comm_t *comm, int rank, void *arg) {
   perf_opts_t *o = arg;
   rank_t R = {.o = o, .comm = comm};
-  if (rank == 0) R.csv = open_csv(o);
+  if (rank == 0) open_outputs(&R);
   int st = run_rank(&R);
-  if (R.csv) fclose(R.csv);
+  close_outputs(&R);
   return st;
 }
 
 int cmd_perf(int argc, char **argv) {
   perf_opts_t o = {.nranks = 0, .minb = 8, .maxb = 64u << 20, .factor = 2, .dt = chorus_float32, .op = chorus_sum,
-                   .warmup = 5, .iters = 20, .check = 1, .device = -1};
+                   .warmup = 5, .iters = 20, .check = 1, .device = -1, .tolerance = 10};
   if (argc < 2 || argv[1][0] == '-') {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return usage(stdout);
     fprintf(stderr, "chorus perf: give the collective first (allreduce, broadcast, ...)\n");
     return usage(stderr);
   }
   if (chorus_coll_parse(argv[1], &o.coll) != chorus_success) {
-    fprintf(stderr, "chorus perf: unknown collective '%s'\n", argv[1]);
+    fprintf(stderr, "chorus perf: unknown collective '%s' (one of", argv[1]);
+    for (int c = 0; c < chorus_num_collectives; c++) fprintf(stderr, " %s", chorus_coll_name((chorus_coll_t)c));
+    fprintf(stderr, ")\n");
     return 2;
   }
   int st = parse_args(argc, argv, &o);
   if (st >= 0) return st;
+  if (o.baseline && (st = load_baseline(&o))) return st;
   launcher_env_t launcher;
   int from_env = !o.nranks && launcher_env(&launcher);
   if (!o.nranks) o.nranks = 1;
   if (o.root < 0 || (!from_env && o.root >= o.nranks))
     return fprintf(stderr, "chorus perf: -r %d is not a rank of %d\n", o.root, o.nranks), 2;
-  if (from_env) return run_from_env(&o);
-  if (o.threads) return run_threads(&o);
-  return ranks_fork("chorus perf", o.nranks, forked_rank, &o);
+  if (from_env) st = run_from_env(&o);
+  else if (o.threads) st = run_threads(&o);
+  else st = ranks_fork("chorus perf", o.nranks, forked_rank, &o);
+  free(o.base);
+  return st;
 }

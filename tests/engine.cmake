@@ -47,7 +47,14 @@ function(engine_cli_test name regex)
     ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos")
 endfunction()
 engine_cli_test(cli_perf_bad_dtype "'quad' is not a data type" perf allreduce -d quad)
-engine_cli_test(cli_perf_unknown_collective "unknown collective 'allsum'" perf allsum)
+engine_cli_test(cli_perf_unknown_collective "unknown collective 'allsum' \\(one of allreduce broadcast reduce allgather reducescatter alltoall\\)" perf allsum)
+engine_cli_test(cli_perf_zero_ranks "-n: '0' is not a rank count \\(1 to 4096\\)" perf allreduce -n 0)
+engine_cli_test(cli_perf_negative_ranks "-n: '-1' is not a rank count" perf allreduce -n -1)
+engine_cli_test(cli_perf_size_below_one_element "-b 3 is less than one float \\(4 bytes\\)" perf allreduce -b 3 -e 8)
+# --baseline: written, compared, a slower point fails (exit 1), bad files named; --csv to nowhere refused.
+add_test(NAME perf_baseline COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/perf_baseline.sh $<TARGET_FILE:chorus_cli>)
+set_tests_properties(perf_baseline PROPERTIES LABELS "integration" TIMEOUT 120
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
 engine_cli_test(cli_perf_one_rank_checks "Out of bounds values : 0 OK" perf allreduce -n 1 -b 8 -e 1K -w 0 -i 1)
 engine_cli_test(cli_doctor_lists_settings "CHORUS_BUFFSIZE +4194304" doctor --no-selftest)
 

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "launcher.h"
 #include "params.h"
+#include "pmix_boot.h"
 
 _Static_assert(sizeof(boot_id_t) <= CHORUS_UNIQUE_ID_BYTES, "boot_id_t must fit in chorus_unique_id_t");
 
@@ -361,6 +362,14 @@ chorus_result_t chorus_comm_init_env(chorus_comm_t **comm) {
   char host[256] = "";
   int port = 29500;
   const char *root = param_str(PARAM_ROOT);
+  if (pmix_launched() && !root[0] && !l.master_addr) {
+    /* The launcher has a key-value store: rank 0's fresh id (random secret,
+     * its own listener) goes through it, nothing derived, nothing by hand. */
+    boot_id_t id = {.magic = BOOT_MAGIC};
+    if (rank == 0) TRY(boot_id_create(&id));
+    TRY(pmix_share_id(&id, rank, nranks));
+    return comm_create(comm, nranks, &id, rank);
+  }
   if (root[0]) {
     snprintf(host, sizeof host, "%s", root);
     char *colon = strrchr(host, ':');
@@ -388,6 +397,10 @@ chorus_result_t chorus_comm_init_env(chorus_comm_t **comm) {
       id.secret[i] = (uint8_t)v;
     }
   } else {
+    LOG_INFO_("INIT", "this %s job is not protected: its secret is derived from the job id, root host and port, "
+                      "which any process that knows them can use to join; set CHORUS_SECRET to the same 32 random "
+                      "hex digits on every rank (CHORUS_SECRET=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')), "
+                      "or launch with a PMIx launcher (mpirun, srun --mpi=pmix)", l.name);
     uint64_t h1 = fnv(job, fnv(host, 1469598103934665603ull) + (uint64_t)port);
     uint64_t h2 = fnv(ns, h1 ^ 0x9e3779b97f4a7c15ull);
     memcpy(id.secret, &h1, 8);

@@ -133,12 +133,17 @@ chorus_result_t chorus_comm_init_rank(chorus_comm_t **comm, int nranks, chorus_u
  * per rank. */
 chorus_result_t chorus_comm_init_all(chorus_comm_t **comms, int nranks);
 
-/* Rank, size and root from the launcher's environment: Open MPI's
+/* Rank and size from the launcher's environment: Open MPI's
  * OMPI_COMM_WORLD_RANK/SIZE, Slurm's SLURM_PROCID/SLURM_NTASKS, or
- * torchrun-style RANK/WORLD_SIZE; the root is MASTER_ADDR:MASTER_PORT
- * (CHORUS_ROOT=host:port too), where rank 0 listens. The secret is
- * CHORUS_SECRET (32 hex digits) when set, else derived from the launcher's
- * job id. chorus_invalid_usage when no launcher is recognised. */
+ * torchrun-style RANK/WORLD_SIZE. Under a PMIx launcher (Open MPI's mpirun,
+ * srun --mpi=pmix: PMIX_NAMESPACE is set) rank 0 makes a fresh id (random
+ * secret, its own listener) and the others take it from the launcher's PMIx
+ * server: nothing to pass by hand, across hosts too. Otherwise, or when
+ * MASTER_ADDR or CHORUS_ROOT names one, the root is MASTER_ADDR:MASTER_PORT
+ * (CHORUS_ROOT=host:port), where rank 0 listens, and the secret is
+ * CHORUS_SECRET (32 hex digits) when set, else derived from the job id, root
+ * host and port -- public values, which the INFO log says. chorus_invalid_usage
+ * when no launcher is recognised. */
 chorus_result_t chorus_comm_init_env(chorus_comm_t **comm);
 
 /* All nranks ranks in this process, rank i bound to CUDA device devices[i]

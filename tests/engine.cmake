@@ -157,3 +157,14 @@ add_test(NAME info_line_names_what_is_built COMMAND ${CMAKE_COMMAND} -DPROG=/usr
   -P ${CMAKE_CURRENT_SOURCE_DIR}/lib/expect.cmake)
 set_tests_properties(info_line_names_what_is_built PROPERTIES LABELS "unit" TIMEOUT 60
   ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies")
+
+# Launchers (issue 21): mpirun on one host and across two namespace hosts, the bootstrap id through
+# mpirun's PMIx server, a rank of another job refused (root and Open MPI's mpirun, else skipped);
+# torchrun-style variables without CHORUS_SECRET say the job is not protected.
+add_test(NAME mpirun_netns COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/mpirun_netns.sh $<TARGET_FILE:chorus_cli>
+  ${PROJECT_SOURCE_DIR}/scripts/testbed)
+set_tests_properties(mpirun_netns PROPERTIES LABELS "integration;netns;nosan" SKIP_RETURN_CODE 77 TIMEOUT 300
+  RUN_SERIAL TRUE ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
+add_test(NAME launcher_secret COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/launcher_secret.sh $<TARGET_FILE:chorus_cli>)
+set_tests_properties(launcher_secret PROPERTIES LABELS "integration" TIMEOUT 60
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")

@@ -3,6 +3,7 @@
  * argument and what a good value looks like. */
 #include "cmd_plan.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ typedef struct {
   const char *root;   /* --root */
   const char *channels;
   const char *opts;
+  const char *html;   /* explain --html FILE */
+  const char *json;   /* explain --json FILE */
   int rank;           /* plan --rank */
   int no_fuse;
   int verbose;
@@ -88,9 +91,12 @@ static const char *help_check =
     "--ranks 1-16 --nodes 1 --channels 1.\n";
 static const char *help_explain =
     "usage: chorus explain ALGO|FILE -n N [--collective C] [--nodes K | --node-sizes A,B,.. | --ppn P]\n"
-    "                      [--root R] [--channels C] [--opt k=v,..]\n"
+    "                      [--root R] [--channels C] [--opt k=v,..] [--html FILE] [--json FILE]\n"
     "Runs the algorithm round by round and prints which chunk moves from which rank to which,\n"
-    "and what every rank holds after each round.\n";
+    "and what every rank holds after each round.\n"
+    "  --html FILE  also write the rounds as one self-contained page to watch in a browser (play, step,\n"
+    "               a slider; the ranks laid out as a ring, a tree or nodes; up to 64 ranks)\n"
+    "  --json FILE  also write the rounds as JSON (what the page shows)\n";
 
 static int parse_args(int argc, char **argv, args_t *a, const char *help) {
   memset(a, 0, sizeof *a);
@@ -118,6 +124,8 @@ static int parse_args(int argc, char **argv, args_t *a, const char *help) {
       slot = &a->channels;
     } else if (!strcmp(s, "--opt")) {
       slot = &a->opts;
+    } else if (help == help_explain && (!strcmp(s, "--html") || !strcmp(s, "--json"))) {
+      slot = !strcmp(s, "--html") ? &a->html : &a->json;
     } else if (!strcmp(s, "--rank") || !strcmp(s, "--slots")) {
       if (i + 1 >= argc) return usage_error(a->cmd, "%s needs a value", s);
       int *dst = !strcmp(s, "--rank") ? &a->rank : &a->slots;
@@ -261,6 +269,57 @@ int cmd_plan(int argc, char **argv) {
   return 0;
 }
 
+/* The page's template (cli/explain_page.html, built in by cli/embed.cmake). */
+extern const char explain_page[];
+extern const size_t explain_page_len;
+
+/* Write FILE, naming it on failure; 0 or 1. */
+static int write_file(const char *what, const char *path, const char *a, size_t alen, const char *b, size_t blen,
+                      const char *c, size_t clen) {
+  FILE *f = fopen(path, "w");
+  if (!f) return fprintf(stderr, "chorus explain: %s %s: %s\n", what, path, strerror(errno)), 1;
+  int bad = fwrite(a, 1, alen, f) != alen || fwrite(b, 1, blen, f) != blen || fwrite(c, 1, clen, f) != clen;
+  bad |= fclose(f) != 0;
+  if (bad) return fprintf(stderr, "chorus explain: %s %s: %s\n", what, path, strerror(errno)), 1;
+  return 0;
+}
+
+/* --json and --html: the rounds as JSON, and the page with them inside. */
+static int write_pages(const args_t *a, const plan_t *p) {
+  char *json = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&json, &len);
+  if (!mem) return fprintf(stderr, "chorus explain: out of memory\n"), 1;
+  verify_result_t res;
+  chorus_result_t r = verify_explain_json(p, mem, &res);
+  fclose(mem);
+  int rc = 0;
+  if (r != chorus_success) {
+    fprintf(stderr, "chorus explain: %s\n", res.msg);
+    rc = 1;
+  }
+  if (!rc && a->json) rc = write_file("--json", a->json, json, len, "", 0, "", 0);
+  if (!rc && a->html) {
+    /* Inside <script>, "</" would end the script: JSON allows "<\/". */
+    char *safe = malloc(2 * len + 1), *o = safe;
+    if (!safe) rc = (fprintf(stderr, "chorus explain: out of memory\n"), 1);
+    for (size_t i = 0; safe && i < len; i++) {
+      if (json[i] == '<' && i + 1 < len && json[i + 1] == '/') *o++ = '<', *o++ = '\\';
+      else *o++ = json[i];
+    }
+    const char *marker = "@CHORUS_EXPLAIN_JSON@", *at = strstr(explain_page, marker);
+    if (!rc && !at) rc = (fprintf(stderr, "chorus explain: the built-in page has no %s\n", marker), 1);
+    if (!rc) {
+      size_t head = (size_t)(at - explain_page), skip = head + strlen(marker);
+      rc = write_file("--html", a->html, explain_page, head, safe, (size_t)(o - safe), at + strlen(marker),
+                      explain_page_len - skip);
+    }
+    free(safe);
+  }
+  free(json);
+  return rc;
+}
+
 int cmd_explain(int argc, char **argv) {
   args_t a;
   int rc = parse_args(argc, argv, &a, help_explain);
@@ -270,12 +329,13 @@ int cmd_explain(int argc, char **argv) {
   if (rc) return rc;
   verify_result_t res;
   chorus_result_t r = verify_explain(p, stdout, &res);
+  if (r == chorus_success && (a.html || a.json)) rc = write_pages(&a, p);
   plan_destroy(p);
   if (r != chorus_success) {
     fprintf(stderr, "chorus explain: %s\n", res.msg);
     return 1;
   }
-  return 0;
+  return rc;
 }
 
 typedef struct {

@@ -94,13 +94,17 @@ void explain_round_start(vrun_t *R) {
 }
 
 void explain_op(vrun_t *R, int pi, const plan_op_t *op, vval_t v) {
-  if (pi / R->nch >= EXPLAIN_RANKS) {
+  if (pi / R->nch >= R->show_ranks) {
     R->skipped++;
     return;
   }
   explain_line_t *l = &R->lines[R->nlines++];
   explain_op_text(R, pi, op, v, l->text, sizeof l->text);
   l->name = plan_op_name((plan_opcode_t)op->code);
+  unsigned f = R->opf[op->code];
+  l->rank = pi / R->nch, l->ch = pi % R->nch;
+  l->to = (f & OPF_SEND) ? op->send_peer : -1;
+  l->from = (f & OPF_RECV) ? op->recv_peer : -1;
 }
 
 static void explain_print_ops(const vrun_t *R) {
@@ -111,14 +115,14 @@ static void explain_print_ops(const vrun_t *R) {
   fprintf(f, "round %ld:\n", R->round);
   for (size_t i = 0; i < R->nlines; i++)
     fprintf(f, "  %-*s  %s\n", width, R->lines[i].text, R->lines[i].name);
-  if (R->skipped) fprintf(f, "  ... and %zu more ops on ranks %d-%d\n", R->skipped, EXPLAIN_RANKS, R->n - 1);
+  if (R->skipped) fprintf(f, "  ... and %zu more ops on ranks %d-%d\n", R->skipped, R->show_ranks, R->n - 1);
 }
 
 /* The table's columns: out chunks, then scratch chunks, at most
- * EXPLAIN_COLS. Column i names buffer *b, chunk *c. */
+ * show_cols. Column i names buffer *b, chunk *c. */
 static int explain_ncols(const vrun_t *R) {
   int all = R->out_chunks + R->p->scratch_chunks;
-  return all < EXPLAIN_COLS ? all : EXPLAIN_COLS;
+  return all < R->show_cols ? all : R->show_cols;
 }
 
 static void explain_col(const vrun_t *R, int i, int *b, int *c) {
@@ -129,7 +133,7 @@ static void explain_col(const vrun_t *R, int i, int *b, int *c) {
 /* Fill R->cells (row-major: shown programs by columns, with the column
  * headers as row 0) and return the rows shown. */
 static int explain_fill(vrun_t *R, int ncols) {
-  int ranks = R->n < EXPLAIN_RANKS ? R->n : EXPLAIN_RANKS, rows = ranks * R->nch;
+  int ranks = R->n < R->show_ranks ? R->n : R->show_ranks, rows = ranks * R->nch;
   for (int i = 0; i < ncols; i++) {
     int b, c;
     explain_col(R, i, &b, &c);
@@ -175,14 +179,68 @@ static void explain_table(vrun_t *R) {
       fprintf(f, "  %-*s", i + 1 < ncols ? width[i] : 0, R->cells[(size_t)row * ncols + i]);
     fprintf(f, "\n");
   }
-  if (rows < (int)R->nprogs) fprintf(f, "    (ranks %d-%d not shown)\n", EXPLAIN_RANKS, R->n - 1);
+  if (rows < (int)R->nprogs) fprintf(f, "    (ranks %d-%d not shown)\n", R->show_ranks, R->n - 1);
   if (ncols < R->out_chunks + R->p->scratch_chunks)
     fprintf(f, "    (%d more chunks not shown)\n", R->out_chunks + R->p->scratch_chunks - ncols);
+}
+
+/* A JSON string: the characters JSON needs escaped, escaped. */
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c == '\n') fputs("\\n", f);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+/* JSON: the next text starts empty, in a fresh buffer (a memory stream
+ * rewound would keep the longer text it held). */
+static void explain_text_restart(vrun_t *R) {
+  fclose(R->trace);
+  free(R->round_text);
+  R->round_text = NULL, R->round_text_len = 0;
+  R->trace = open_memstream(&R->round_text, &R->round_text_len);
+  if (!R->trace) R->trace = fopen("/dev/null", "w");
+}
+
+/* One round of the JSON: its ops, the cells after it, and its text. */
+static void explain_json_round(vrun_t *R) {
+  FILE *f = R->json;
+  fflush(R->trace);
+  fprintf(f, "%s\n  {\"round\": %ld, \"ops\": [", R->round > 1 ? "," : "", R->round);
+  for (size_t i = 0; i < R->nlines; i++) {
+    const explain_line_t *l = &R->lines[i];
+    fprintf(f, "%s{\"rank\": %d, \"ch\": %d, \"to\": %d, \"from\": %d, \"name\": ", i ? ", " : "", l->rank, l->ch,
+            l->to, l->from);
+    json_str(f, l->name);
+    fprintf(f, ", \"text\": ");
+    json_str(f, l->text);
+    fprintf(f, "}");
+  }
+  int ncols = explain_ncols(R), rows = (R->n < R->show_ranks ? R->n : R->show_ranks) * R->nch;
+  fprintf(f, "],\n   \"cells\": [");
+  for (int row = 1; row <= rows; row++) {
+    fprintf(f, "%s[", row > 1 ? ", " : "");
+    for (int i = 0; i < ncols; i++) {
+      if (i) fputs(", ", f);
+      json_str(f, R->cells[(size_t)row * ncols + i]);
+    }
+    fprintf(f, "]");
+  }
+  fprintf(f, "],\n   \"text\": ");
+  json_str(f, R->round_text ? R->round_text : "");
+  fprintf(f, "}");
+  explain_text_restart(R);
 }
 
 void explain_round_end(vrun_t *R) {
   explain_print_ops(R);
   explain_table(R);
+  if (R->json) explain_json_round(R);
 }
 
 /* The postcondition in words, for the closing line. */
@@ -211,39 +269,102 @@ static void explain_goal(const vrun_t *R, char *buf, size_t len) {
 }
 
 static chorus_result_t explain_setup(vrun_t *R) {
-  int rows = (R->n < EXPLAIN_RANKS ? R->n : EXPLAIN_RANKS) * R->nch;
-  R->cells = calloc((size_t)(rows + 1) * EXPLAIN_COLS, sizeof *R->cells);
+  int rows = (R->n < R->show_ranks ? R->n : R->show_ranks) * R->nch;
+  R->cells = calloc((size_t)(rows + 1) * (size_t)R->show_cols, sizeof *R->cells);
   R->lines = calloc((size_t)rows, sizeof *R->lines);
   return R->cells && R->lines ? chorus_success : chorus_out_of_memory;
+}
+
+/* Run the plan round by round through the hooks, and say how it ended:
+ * "done in N rounds: <the postcondition>" or "failed: <why>". */
+static chorus_result_t explain_run(vrun_t *R, char *closing, size_t len) {
+  chorus_result_t r = explain_setup(R);
+  if (!r)
+    r = vrun_all(R);
+  else
+    vrun_fail(R, -1, 0, "out of memory while explaining");
+  R->res->rounds = R->rounds;
+  if (!r) {
+    char goal[256];
+    explain_goal(R, goal, sizeof goal);
+    snprintf(closing, len, "done in %ld round%s: %s%s", R->rounds, R->rounds == 1 ? "" : "s", goal,
+             R->nch > 1 ? ", on every channel" : "");
+  } else {
+    snprintf(closing, len, "failed: %s", R->res->msg);
+  }
+  return r;
+}
+
+/* The symbolic run the explainer follows (the verifier's, out of place). */
+static chorus_result_t explain_open(vrun_t *R, const plan_t *p, FILE *out, verify_result_t *res) {
+  vrun_res_init(res);
+  if (!p || !out) return chorus_invalid_argument;
+  return vrun_open(R, p, res, GEOM_SLOT_CHUNKS);
 }
 
 chorus_result_t verify_explain(const plan_t *p, FILE *out, verify_result_t *res) {
   verify_result_t local;
   if (!res) res = &local;
-  vrun_res_init(res);
-  if (!p || !out) return chorus_invalid_argument;
   vrun_t R;
-  chorus_result_t r = vrun_open(&R, p, res, GEOM_SLOT_CHUNKS);
+  chorus_result_t r = explain_open(&R, p, out, res);
+  if (r == chorus_invalid_argument && (!p || !out)) return r;
   if (r) {
     fprintf(out, "failed: %s\n", res->msg);
     return r;
   }
   R.trace = out;
+  R.show_ranks = EXPLAIN_RANKS, R.show_cols = EXPLAIN_COLS;
   explain_header(&R);
-  r = explain_setup(&R);
-  if (!r)
-    r = vrun_all(&R);
-  else
-    vrun_fail(&R, -1, 0, "out of memory while explaining");
-  res->rounds = R.rounds;
-  if (!r) {
-    char goal[256];
-    explain_goal(&R, goal, sizeof goal);
-    fprintf(out, "done in %ld round%s: %s%s\n", R.rounds, R.rounds == 1 ? "" : "s", goal,
-            R.nch > 1 ? ", on every channel" : "");
-  } else {
-    fprintf(out, "failed: %s\n", res->msg);
+  char closing[sizeof res->msg + 320];
+  r = explain_run(&R, closing, sizeof closing);
+  fprintf(out, "%s\n", closing);
+  vrun_fini(&R);
+  return r;
+}
+
+chorus_result_t verify_explain_json(const plan_t *p, FILE *out, verify_result_t *res) {
+  verify_result_t local;
+  if (!res) res = &local;
+  vrun_t R;
+  chorus_result_t r = explain_open(&R, p, out, res);
+  if (r) return r;
+  /* The text goes to a buffer: the header once, then each round's lines. */
+  R.trace = open_memstream(&R.round_text, &R.round_text_len);
+  R.json = out;
+  R.show_ranks = EXPLAIN_JSON_RANKS, R.show_cols = EXPLAIN_JSON_COLS;
+  if (!R.trace) {
+    vrun_fini(&R);
+    return chorus_out_of_memory;
   }
+  explain_header(&R);
+  fflush(R.trace);
+  fprintf(out, "{\"algo\": ");
+  json_str(out, p->algo[0] ? p->algo : "unnamed");
+  fprintf(out, ", \"coll\": \"%s\", \"opts\": ", chorus_coll_name(p->coll));
+  json_str(out, p->opts);
+  fprintf(out, ", \"nranks\": %d, \"nnodes\": %d, \"nch\": %d, \"k\": %d, \"root\": %d, \"reduces\": %s,\n \"header\": ",
+          R.n, p->shape.nnodes, R.nch, R.k, p->root, plan_coll_reduces(p->coll) ? "true" : "false");
+  json_str(out, R.round_text ? R.round_text : "");
+  explain_text_restart(&R);
+  int ncols = explain_ncols(&R);
+  fprintf(out, ",\n \"rank_node\": [");
+  for (int i = 0; i < R.n; i++)
+    fprintf(out, "%s%d", i ? ", " : "", p->shape.rank_node ? p->shape.rank_node[i] : 0);
+  fprintf(out, "],\n \"in_chunks\": %d, \"cols\": [", R.in_chunks);
+  for (int i = 0; i < ncols; i++) {
+    int b, c;
+    explain_col(&R, i, &b, &c);
+    fprintf(out, "%s\"%s[%d]\"", i ? ", " : "", plan_buf_name((plan_buf_t)b), c);
+  }
+  fprintf(out, "],\n \"rounds\": [");
+  char closing[sizeof res->msg + 320];
+  r = explain_run(&R, closing, sizeof closing);
+  fprintf(out, "],\n \"done\": ");
+  json_str(out, closing);
+  fprintf(out, "}\n");
+  if (R.trace) fclose(R.trace);
+  free(R.round_text);
+  R.trace = NULL;
   vrun_fini(&R);
   return r;
 }

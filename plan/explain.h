@@ -12,4 +12,11 @@
  * what every rank holds. */
 chorus_result_t verify_explain(const plan_t *p, FILE *out, verify_result_t *res);
 
+/* The same rounds as one JSON object, for the page of `chorus explain
+ * --html`: the header lines, the column names, and per round its ops (rank,
+ * channel, peers, op name, the text line) and every rank's cells after it,
+ * with the round's text exactly as verify_explain prints it (up to 64 ranks
+ * and 256 columns, where the text shows 8 and 16). */
+chorus_result_t verify_explain_json(const plan_t *p, FILE *out, verify_result_t *res);
+
 #endif

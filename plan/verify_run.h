@@ -20,10 +20,13 @@
 /* How many programs ahead a round fetches the next op. */
 #define VERIFY_PREFETCH 8
 
-/* What explain shows: more ranks or columns would not be read. */
+/* What the text explainer shows: more ranks or columns would not be read
+ * (the JSON of the page shows up to EXPLAIN_JSON_RANKS and _COLS). */
 #define EXPLAIN_RANKS 8
 #define EXPLAIN_COLS 16
 #define EXPLAIN_CELL 64
+#define EXPLAIN_JSON_RANKS 64
+#define EXPLAIN_JSON_COLS 256
 
 /* ======================================================================
  * Values. A chunk slot holds a handle: 0 = unwritten; < 0 the input chunk
@@ -98,10 +101,12 @@ typedef struct {
   int by_rank;
 } vmap_t;
 
-/* An op line of explain, gathered so that a round's op names share a column. */
+/* An op line of explain, gathered so that a round's op names share a column;
+ * rank, channel and peers for the page (chorus explain --html). */
 typedef struct {
   char text[256];
   const char *name;
+  int rank, ch, to, from; /* to/from: the peer sent to / received from, -1 when none */
 } explain_line_t;
 
 /* Op code properties, looked up once from plan.c's predicates. */
@@ -134,6 +139,10 @@ typedef struct {
   uint8_t opf[PLAN_NUM_OPS];
   /* explain */
   FILE *trace;
+  FILE *json;                 /* explain as JSON rounds (verify_explain_json); trace is then a scratch buffer */
+  int show_ranks, show_cols;  /* what explain shows: EXPLAIN_RANKS/COLS for text, more for JSON */
+  char *round_text;           /* JSON: the text of the round, as the text explainer prints it */
+  size_t round_text_len;
   char (*cells)[EXPLAIN_CELL];
   explain_line_t *lines;
   size_t nlines, skipped;

@@ -1092,6 +1092,9 @@ static void print_library(void) {
   dladdr((void *)&cmd_doctor, &info);
   printf("chorus %d.%d.%d, kernels %s, library %s\n", v / 10000, v / 100 % 100, v % 100, kern_isa(),
          info.dli_fname ? info.dli_fname : "?");
+  char runtime[320];
+  tune_runtime_versions(runtime, sizeof runtime);
+  printf("running with %s\n", runtime);
   printf("algorithm scripts: %s\n", planner_algos_dir());
 }
 

@@ -56,6 +56,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) return cmd_help(0, NULL);
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) return cmd_version(0, NULL);
   for (int i = 0; i < nsubcommands; i++)
     if (!strcmp(argv[1], subcommands[i].name)) return subcommands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "chorus: unknown subcommand '%s' (chorus help lists them)\n", argv[1]);

@@ -5,7 +5,8 @@
  *   "host:pid rank R [seconds.micro] chorus LEVEL SUBSYS message";
  * the rank is the calling thread's (log_set_rank), "-" outside a rank. The
  * first line of a process at INFO names the version, the loaded library,
- * its build options and the versions of what it was built with. Not for
+ * its build options and the versions of what it was built with, then every
+ * CHORUS_* setting the environment sets (these whatever the filter). Not for
  * hot paths: a disabled level costs one call and two compares. */
 #ifndef CHORUS_LOG_H
 #define CHORUS_LOG_H
@@ -21,5 +22,13 @@ void log_set_rank(int rank);
 #define LOG_WARN_(sub, ...) log_msg(LOG_WARN, sub, __VA_ARGS__)
 #define LOG_INFO_(sub, ...) \
   do { if (log_enabled(LOG_INFO, sub)) log_msg(LOG_INFO, sub, __VA_ARGS__); } while (0)
+#define LOG_TRACE_(sub, ...) \
+  do { if (log_enabled(LOG_TRACE, sub)) log_msg(LOG_TRACE, sub, __VA_ARGS__); } while (0)
+
+/* The subsystems that log, for CHORUS_DEBUG_SUBSYS: INIT (communicators,
+ * settings), BOOT (bootstrap), NET (interface choice), SHM and SOCK
+ * (connections), PLAN (plans made), EXEC (every call, at TRACE), TUNE (the
+ * tuner's choices), COLL (mismatched calls). */
+#define LOG_SUBSYSTEMS "INIT,BOOT,NET,SHM,SOCK,PLAN,EXEC,TUNE,COLL"
 
 #endif

@@ -27,7 +27,8 @@ static const param_def_t defs[PARAM_COUNT] = {
                     "polls of a flag (about 27 ns each here) before a waiter sleeps on a futex"},
     [PARAM_DEBUG] = {"CHORUS_DEBUG", PARAM_STR, "WARN", "log level: NONE, WARN, INFO or TRACE"},
     [PARAM_DEBUG_SUBSYS] = {"CHORUS_DEBUG_SUBSYS", PARAM_STR, "",
-                            "subsystems to log (INIT,BOOT,SHM,SOCK,EXEC,TUNE,...), ^ to exclude; empty: all"},
+                            "subsystems to log (INIT,BOOT,NET,SHM,SOCK,PLAN,EXEC,TUNE,COLL), ^ to exclude; "
+                            "empty: all"},
     [PARAM_ALGOS] = {"CHORUS_ALGOS", PARAM_STR, "", "folder of algorithm scripts; empty: the shipped ones", 1},
     [PARAM_SHM_DISABLE] = {"CHORUS_SHM_DISABLE", PARAM_INT, "0", "1: use sockets even inside a host"},
     [PARAM_VERIFY] = {"CHORUS_VERIFY", PARAM_INT, "1", "1: prove every plan before its first use"},

@@ -162,7 +162,16 @@ chorus_result_t comm_peer_failed(chorus_comm_t *c, const tr_conn_t *cn, const ch
   return c->error;
 }
 
+/* Once per process, at INFO: the versions found at run time. */
+static void log_runtime(void) {
+  char v[320];
+  tune_runtime_versions(v, sizeof v);
+  LOG_INFO_("INIT", "running with %s", v);
+}
+
 static chorus_result_t comm_create(chorus_comm_t **out, int nranks, const boot_id_t *id, int rank) {
+  static pthread_once_t runtime_once = PTHREAD_ONCE_INIT;
+  pthread_once(&runtime_once, log_runtime);
   chorus_result_t res = chorus_success;
   *out = NULL;
   if (nranks < 1 || rank < 0 || rank >= nranks)
@@ -498,8 +507,8 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
       res = l->is_send ? cn->tr->send_connect(cn, &a, m.desc, m.len) : cn->tr->recv_connect(cn, &a, m.desc, m.len);
       if (res != chorus_success) return comm_fail(c, res, "rank %d: %s connection with rank %d channel %d: %s",
                                                   c->rank, cn->tr->name, l->peer, l->channel, chorus_last_error());
-      LOG_INFO_("INIT", "rank %d: %s %s rank %d channel %d", c->rank, cn->tr->name, l->is_send ? "to" : "from",
-                l->peer, l->channel);
+      LOG_INFO_(cn->tr == &sock_transport ? "SOCK" : "SHM", "rank %d: %s %s rank %d channel %d", c->rank,
+                cn->tr->name, l->is_send ? "to" : "from", l->peer, l->channel);
     }
   }
   return chorus_success;

@@ -3,6 +3,7 @@
  * launched as one kernel on the caller's stream, the kernel's failures
  * turned into the communicator's error. Without CUDA only the refusals. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,17 @@ static chorus_result_t cu_err(chorus_comm_t *c, cudaError_t e, const char *what)
 
 int cuda_built(void) { return 1; }
 
+void cuda_versions(char *buf, size_t len) {
+  int rt = 0, drv = 0;
+  cudaRuntimeGetVersion(&rt);
+  cudaError_t e = cudaDriverGetVersion(&drv);
+  if (e == cudaSuccess && drv > 0)
+    snprintf(buf, len, "CUDA runtime %d.%d, driver %d.%d", rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
+  else
+    snprintf(buf, len, "CUDA runtime %d.%d, no driver (no NVIDIA GPU or driver on this machine)", rt / 1000,
+             rt % 1000 / 10);
+}
+
 static void clique_unref(clique_t *q) {
   pthread_mutex_lock(&q->lock);
   int left = --q->refs;
@@ -104,9 +116,17 @@ void cuda_stream_free(void *stream) {
 chorus_result_t cuda_attach(chorus_comm_t **comms, int nranks, const int *devices) {
   int ndev = 0;
   cudaError_t e = cudaGetDeviceCount(&ndev);
-  if (e != cudaSuccess || ndev == 0)
-    return err_set(chorus_invalid_usage, "no CUDA device: %s",
-                   e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found none");
+  if (e != cudaSuccess || ndev == 0) {
+    /* Without a driver CUDA says "driver version is insufficient", which
+     * sends people to upgrade a driver they do not have. */
+    int drv = 0;
+    if (cudaDriverGetVersion(&drv) == cudaSuccess && drv == 0)
+      return err_set(chorus_invalid_usage, "no CUDA device: this machine has no NVIDIA driver (no GPU, or the "
+                                           "driver is not installed or loaded: nvidia-smi says which)");
+    return err_set(chorus_invalid_usage, "no CUDA device: %s (%s)",
+                   e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount found none",
+                   e != cudaSuccess ? cudaGetErrorName(e) : "0 devices");
+  }
   for (int r = 0; r < nranks; r++)
     if (devices[r] < 0 || devices[r] >= ndev)
       return err_set(chorus_invalid_argument, "rank %d: CUDA device %d does not exist (this machine has %d)", r,
@@ -427,6 +447,7 @@ static chorus_result_t none(void) {
                                        "reconfigure with nvcc on PATH and -DCHORUS_CUDA=ON)");
 }
 int cuda_built(void) { return 0; }
+void cuda_versions(char *buf, size_t len) { snprintf(buf, len, "CUDA not built in"); }
 chorus_result_t cuda_attach(chorus_comm_t **comms, int nranks, const int *devices) { return none(); }
 int cuda_device_of(const chorus_comm_t *c) { return -1; }
 int cuda_max_channels(const chorus_comm_t *c) { return 1; }

@@ -18,6 +18,10 @@
 
 int cuda_built(void);
 
+/* "CUDA runtime 13.0, driver 12.4" / "CUDA runtime 13.0, no driver (...)" /
+ * "CUDA not built in": what this process would run CUDA with. */
+void cuda_versions(char *buf, size_t len);
+
 /* Bind comms[0..nranks-1] (made by chorus_comm_init_all) to devices[i]. */
 chorus_result_t cuda_attach(chorus_comm_t **comms, int nranks, const int *devices);
 

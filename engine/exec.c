@@ -383,8 +383,13 @@ static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, 
   if (dir[0]) req.algos_dir = dir;
   planner_err_t err;
   const plan_t *p;
+  double t0 = tr_now();
   chorus_result_t res = plan_cache_get(c->cache, &req, (int)param_int(PARAM_VERIFY), &p, &err);
   if (res != chorus_success) return err_set(res, "%s", err.msg);
+  LOG_INFO_("PLAN", "rank %d: %s %s (root %d) on %d channel%s for %d ranks: %u ops for this rank, %.2f ms to get "
+                    "from the plan cache (which plans and verifies on first use)", c->rank, algo,
+            chorus_coll_name(coll), root, p->nchannels, p->nchannels == 1 ? "" : "s", c->nranks,
+            plan_prog(p, c->rank, 0)->count, (tr_now() - t0) * 1e3);
   /* A CUDA communicator's kernels use device connections and scratch
    * (cuda_exec.c): no host connections, no host scratch. */
   if (c->cuda) goto memo;
@@ -604,7 +609,14 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
   j.confirm = every > 0 && c->seq % (uint32_t)every == 0;
   TRY(stage_input(c, k, k->count * es * (size_t)in_units, k->count * es * (size_t)out_units, &j));
   if (c->cuda) return cuda_exec_coll(c, p, k, j.in, j.tag);
-  return run_channels(c, &j);
+  if (!log_enabled(LOG_TRACE, "EXEC")) return run_channels(c, &j);
+  double t0 = tr_now();
+  chorus_result_t res = run_channels(c, &j);
+  char what[256];
+  mismatch_desc_str(&j.desc, what, sizeof what);
+  LOG_TRACE_("EXEC", "rank %d: %s, %zu bytes: %s in %.1f us", c->rank, what, bytes,
+             res == chorus_success ? "done" : chorus_result_string(res), (tr_now() - t0) * 1e6);
+  return res;
 }
 
 /* --- point to point --- */

@@ -6,6 +6,8 @@
  * loads in flight). */
 #include "tune.h"
 
+#include "cuda_exec.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <hwloc.h>
@@ -308,6 +310,15 @@ static tune_pin_t *pin_find(chorus_coll_t coll, size_t bytes) {
     if (p->coll == coll && bytes >= p->lo && bytes < p->hi) return p;
   }
   return NULL;
+}
+
+void tune_runtime_versions(char *buf, size_t len) {
+  unsigned v = hwloc_get_api_version();
+  char cuda[160];
+  cuda_versions(cuda, sizeof cuda);
+  snprintf(buf, len, "hwloc API %u.%u.%u at run time (%d.%d.%d in the headers built with), %s", v >> 16,
+           (v >> 8) & 0xff, v & 0xff,
+           HWLOC_API_VERSION >> 16, (HWLOC_API_VERSION >> 8) & 0xff, HWLOC_API_VERSION & 0xff, cuda);
 }
 
 /* --- the machine, as hwloc sees it --- */

@@ -64,6 +64,11 @@ typedef struct tune tune_t;
  * it at creation so that a bad setting fails there, not at a call. */
 chorus_result_t tune_check_settings(void);
 
+/* What this process runs with, as found at run time: "hwloc API 2.8.0 at
+ * run time (2.8.0 in the headers built with), CUDA runtime 13.0, no driver
+ * (...)". The INFO log's second line and chorus doctor print it. */
+void tune_runtime_versions(char *buf, size_t len);
+
 /* The protocol calls use, as the simulator names it ("simple": the only
  * one the CPU engine implements that CHORUS_PROTO may allow). */
 const char *tune_proto(void);

@@ -52,6 +52,6 @@ endif()
 # chorus perf on a GPU: runs and checks where one answers, else says why (no
 # device, or a build without CUDA) instead of crashing or hanging.
 engine_cli_test(cli_perf_gpu_runs_or_says_why
-  "Out of bounds values : 0 OK|invalid usage: no CUDA device|built without CUDA"
+  "Out of bounds values : 0 OK|no CUDA device: this machine has no NVIDIA driver|no CUDA device: .*\\(cuda[A-Za-z]*|0 devices\\)|built without CUDA"
   perf allreduce -g 0 -n 2 -b 8 -e 64K -f 8 -w 0 -i 1)
 engine_cli_test(cli_perf_gpu_bad_device "-g: 'x' is not a CUDA device number" perf allreduce -g x)

@@ -48,6 +48,9 @@ function(engine_cli_test name regex)
 endfunction()
 engine_cli_test(cli_perf_bad_dtype "'quad' is not a data type" perf allreduce -d quad)
 engine_cli_test(cli_perf_unknown_collective "unknown collective 'allsum' \\(one of allreduce broadcast reduce allgather reducescatter alltoall\\)" perf allsum)
+engine_cli_test(cli_dash_dash_version "^chorus [0-9]+\\.[0-9]+\\.[0-9]+\n$" --version)
+engine_cli_test(cli_doctor_runtime_versions "running with hwloc API [0-9.]+ at run time .*, CUDA (runtime|not built)"
+  doctor --no-selftest)
 engine_cli_test(cli_perf_zero_ranks "-n: '0' is not a rank count \\(1 to 4096\\)" perf allreduce -n 0)
 engine_cli_test(cli_perf_negative_ranks "-n: '-1' is not a rank count" perf allreduce -n -1)
 engine_cli_test(cli_perf_size_below_one_element "-b 3 is less than one float \\(4 bytes\\)" perf allreduce -b 3 -e 8)
@@ -167,4 +170,10 @@ set_tests_properties(mpirun_netns PROPERTIES LABELS "integration;netns;nosan" SK
   RUN_SERIAL TRUE ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
 add_test(NAME launcher_secret COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/launcher_secret.sh $<TARGET_FILE:chorus_cli>)
 set_tests_properties(launcher_secret PROPERTIES LABELS "integration" TIMEOUT 60
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
+# The log: TRACE logs every call, every listed subsystem logs, a filter keeps only what it names;
+# with root, an exclusion rule for interfaces (^docker) never leaves loopback the choice.
+add_test(NAME log_subsystems COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/log_subsystems.sh
+  $<TARGET_FILE:chorus_cli> ${PROJECT_SOURCE_DIR}/scripts/testbed)
+set_tests_properties(log_subsystems PROPERTIES LABELS "integration;netns" TIMEOUT 120 RUN_SERIAL TRUE
   ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "params.h"
 #include "transport.h"
 
@@ -46,20 +47,30 @@ chorus_result_t net_pick_addr(net_addr_t *out, char *ifname, size_t len) {
   const char *rules = param_str(PARAM_SOCKET_IFNAME);
   struct ifaddrs *best = NULL;
   int best_rank = 99;
+  /* What was passed over and why, for the INFO line. */
+  char skipped[512] = "";
+  size_t used = 0;
   for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
     if (!i->ifa_addr || !(i->ifa_flags & IFF_UP)) continue;
     int fam = i->ifa_addr->sa_family;
     if (fam != AF_INET && fam != AF_INET6) continue;
     if (fam == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr)) continue;
-    int rank;
-    if (rules[0]) {
-      if (!net_if_match(rules, i->ifa_name)) continue;
-      rank = 0;
-    } else {
-      rank = (i->ifa_flags & IFF_LOOPBACK) ? 4 : net_is_virtual(i->ifa_name) ? 2 : 0;
-    }
-    if (fam == AF_INET6) rank++; /* prefer IPv4 on the same class */
+    const char *why = NULL;
+    /* A rule chooses which interfaces may be used; among those, as without
+     * a rule, a real interface before a virtual one before loopback (an
+     * exclusion such as ^docker must not leave loopback the winner). */
+    int rank = (i->ifa_flags & IFF_LOOPBACK) ? 4 : net_is_virtual(i->ifa_name) ? 2 : 0;
+    if (rules[0] && !net_if_match(rules, i->ifa_name)) why = "not in CHORUS_SOCKET_IFNAME", rank = 99;
+    else if (rank == 4) why = "loopback";
+    else if (rank == 2) why = "virtual";
+    if (fam == AF_INET6 && rank < 99) rank++; /* prefer IPv4 on the same class */
     if (rank < best_rank) best = i, best_rank = rank;
+    char named[IFNAMSIZ + 4];
+    snprintf(named, sizeof named, "%s (", i->ifa_name);
+    if (why && used < sizeof skipped && !strstr(skipped, named)) { /* an interface's v4 and v6 once */
+      int n = snprintf(skipped + used, sizeof skipped - used, "%s%s%s)", used ? ", " : "", named, why);
+      if (n > 0) used += (size_t)n;
+    }
   }
   chorus_result_t res = chorus_success;
   if (!best) {
@@ -69,6 +80,13 @@ chorus_result_t net_pick_addr(net_addr_t *out, char *ifname, size_t len) {
     out->len = best->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
     memcpy(&out->sa, best->ifa_addr, out->len);
     if (ifname) snprintf(ifname, len, "%s", best->ifa_name);
+    char addr[80];
+    net_addr_str(out, addr, sizeof addr);
+    *strrchr(addr, ':') = 0;
+    LOG_INFO_("NET", "sockets use %s %s: %s%s%s%s%s", best->ifa_name, addr,
+              best_rank >= 4 ? "loopback, the only one left" : best_rank >= 2 ? "a virtual interface, no real one left"
+                                                                        : "the first real interface",
+              rules[0] ? " matching CHORUS_SOCKET_IFNAME=" : "", rules, used ? "; passed over: " : "", skipped);
   }
   freeifaddrs(ifs);
   return res;

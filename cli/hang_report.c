@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plan.h" /* PLAN_MAX_CHANNELS */
 
@@ -13,6 +14,7 @@
 
 typedef struct {
   int present, rank, nranks, active, connecting;
+  long long job, time; /* 0 in reports written before they carried them */
   long seq;
   char coll[32], reason[16];
   int nwait;
@@ -39,7 +41,13 @@ static long field_l(const char *line, const char *key, long dflt) {
   return field(line, key, b, sizeof b) ? strtol(b, NULL, 10) : dflt;
 }
 
-static int read_report(const char *file, rank_rep_t **reps, int *nranks) {
+static long long field_ll(const char *line, const char *key, long long dflt) {
+  char b[32];
+  return field(line, key, b, sizeof b) ? strtoll(b, NULL, 10) : dflt;
+}
+
+/* One report file into *r; 0, or -1 after saying why. */
+static int read_report(const char *file, rank_rep_t *out) {
   FILE *f = fopen(file, "r");
   if (!f) {
     fprintf(stderr, "chorus hang-report: %s: %s\n", file, strerror(errno));
@@ -52,6 +60,8 @@ static int read_report(const char *file, rank_rep_t **reps, int *nranks) {
     if (!strncmp(line, "chorus-hang ", 12)) {
       r.rank = (int)field_l(line, "rank", -1);
       r.nranks = (int)field_l(line, "nranks", 0);
+      r.job = field_ll(line, "job", 0);
+      r.time = field_ll(line, "time", 0);
       field(line, "reason", r.reason, sizeof r.reason);
       ok = r.rank >= 0 && r.nranks > 0 && r.rank < r.nranks && r.nranks <= (1 << 20);
     } else if (!strncmp(line, "call ", 5)) {
@@ -76,26 +86,71 @@ static int read_report(const char *file, rank_rep_t **reps, int *nranks) {
             file);
     return -1;
   }
-  if (!*reps) {
-    *nranks = r.nranks;
-    *reps = calloc((size_t)r.nranks, sizeof **reps);
-    if (!*reps) return -1;
-  } else if (r.nranks != *nranks) {
-    fprintf(stderr, "chorus hang-report: %s: rank %d of %d ranks, the other reports have %d (different jobs?)\n",
-            file, r.rank, r.nranks, *nranks);
-    return -1;
-  }
   r.present = 1;
-  (*reps)[r.rank] = r;
+  *out = r;
   return 0;
 }
 
-int hang_merge(char *const files[], int nfiles, FILE *out) {
-  rank_rep_t *reps = NULL;
-  int nranks = 0, nread = 0;
+/* Read every file; keep one job's reports: `job` when given (non-zero), else
+ * the one with the newest report. Says what it left out. Fills *reps
+ * (indexed by rank) and returns how many were kept, -1 when none. */
+static int gather(char *const files[], int nfiles, long long job, FILE *out, rank_rep_t **reps, int *nranks) {
+  rank_rep_t *all = calloc((size_t)(nfiles ? nfiles : 1), sizeof *all);
+  if (!all) return -1;
+  int n = 0;
   for (int i = 0; i < nfiles; i++)
-    if (read_report(files[i], &reps, &nranks) == 0) nread++;
-  if (!nread) {
+    if (read_report(files[i], &all[n]) == 0) n++;
+  if (!job)
+    for (int i = 0, newest = -1; i < n; i++)
+      if (newest < 0 || all[i].time > all[newest].time) newest = i, job = all[i].job;
+  int kept = 0, other = 0, others_jobs = 0;
+  long long seen_jobs[8];
+  for (int i = 0; i < n; i++) {
+    if (all[i].job != job) {
+      other++;
+      int known = 0;
+      for (int k = 0; k < others_jobs && k < 8; k++) known |= seen_jobs[k] == all[i].job;
+      if (!known && others_jobs < 8) seen_jobs[others_jobs++] = all[i].job;
+      continue;
+    }
+    if (!*reps) {
+      *nranks = all[i].nranks;
+      *reps = calloc((size_t)all[i].nranks, sizeof **reps);
+      if (!*reps) break;
+    } else if (all[i].nranks != *nranks) {
+      fprintf(stderr, "chorus hang-report: %s: rank %d of %d ranks, the other reports of job %lld have %d\n",
+              files[i], all[i].rank, all[i].nranks, job, *nranks);
+      continue;
+    }
+    if ((*reps)[all[i].rank].present && (*reps)[all[i].rank].time > all[i].time) continue; /* the newer one */
+    if (!(*reps)[all[i].rank].present) kept++;
+    (*reps)[all[i].rank] = all[i];
+  }
+  if (n && !kept) fprintf(stderr, "chorus hang-report: no report of job %lld among the %d read\n", job, n);
+  if (kept) {
+    fprintf(out, "job %lld", job);
+    long long newest = 0;
+    for (int r = 0; r < *nranks; r++)
+      if ((*reps)[r].present && (*reps)[r].time > newest) newest = (*reps)[r].time;
+    if (newest) {
+      time_t t = (time_t)newest;
+      char when[32];
+      strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&t));
+      fprintf(out, ", newest report %s", when);
+    }
+    if (other)
+      fprintf(out, "; left out %d report%s of %d other job%s (older, or not named by --job)", other,
+              other == 1 ? "" : "s", others_jobs, others_jobs == 1 ? "" : "s");
+    fprintf(out, "\n");
+  }
+  free(all);
+  return kept ? kept : -1;
+}
+
+int hang_merge(char *const files[], int nfiles, long long job, FILE *out) {
+  rank_rep_t *reps = NULL;
+  int nranks = 0, nread = gather(files, nfiles, job, out, &reps, &nranks);
+  if (nread <= 0 || nranks <= 0) {
     free(reps);
     return 0;
   }
@@ -188,10 +243,26 @@ int hang_merge(char *const files[], int nfiles, FILE *out) {
 int cmd_hang_report(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fprintf(argc < 2 ? stderr : stdout,
-            "usage: chorus hang-report FILE...\n\nMerges the hang reports ranks write on a timeout or on SIGUSR1\n"
-            "(CHORUS_HANG_DIR/chorus-hang-*.txt, gathered from every host) and names the rank the\n"
-            "others wait for.\n");
+            "usage: chorus hang-report [--job J] FILE...\n\nMerges the hang reports ranks write on a timeout or on "
+            "SIGUSR1\n(CHORUS_HANG_DIR/chorus-hang-*.txt, gathered from every host) and names the rank the\n"
+            "others wait for. Reports of several jobs (communicators) are not mixed: it takes the job\n"
+            "with the newest report, or job J, and says how many it left out.\n");
     return argc < 2 ? 2 : 0;
   }
-  return hang_merge(argv + 1, argc - 1, stdout) > 0 ? 0 : 1;
+  long long job = 0;
+  int first = 1;
+  if (!strcmp(argv[1], "--job")) {
+    char *end;
+    job = argc > 2 ? strtoll(argv[2], &end, 10) : 0;
+    if (argc <= 2 || *end || job <= 0) {
+      fprintf(stderr, "chorus hang-report: --job needs the number a report's 'job=' shows\n");
+      return 2;
+    }
+    first = 3;
+  }
+  if (first >= argc) {
+    fprintf(stderr, "chorus hang-report: no report files given\n");
+    return 2;
+  }
+  return hang_merge(argv + first, argc - first, job, stdout) > 0 ? 0 : 1;
 }

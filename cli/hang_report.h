@@ -8,7 +8,7 @@
 
 /* Merge report files into a picture on out; returns the number of files
  * read (0: none readable). */
-int hang_merge(char *const files[], int nfiles, FILE *out);
+int hang_merge(char *const files[], int nfiles, long long job, FILE *out);
 
 /* `chorus hang-report FILES...`. */
 int cmd_hang_report(int argc, char **argv);

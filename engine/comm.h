@@ -80,6 +80,7 @@ struct chorus_comm {
   volatile size_t call_count;
   comm_where_t where[PLAN_MAX_CHANNELS];
   int hang_slot; /* index in hang.c's registry, -1 when not registered */
+  long long job;  /* the same on every rank of this communicator, another in any other: a hash of its secret */
   struct cuda_rank *cuda; /* the GPU executor's state (cuda_exec.c); NULL for a CPU communicator */
   /* Streams that hold queued work for this communicator. */
   int inflight;

@@ -9,7 +9,8 @@
  * from its peer, a send whose ring is full waits for the peer to take steps.
  *
  * Report format (one key=value list per line, the first word naming it):
- *   chorus-hang v=1 rank=R nranks=N pid=P comm=C reason=timeout|peer-failed|SIGUSR1
+ *   chorus-hang v=1 rank=R nranks=N pid=P comm=C job=J time=T reason=timeout|peer-failed|SIGUSR1
+ * (job: the same number on every rank of one communicator; time: Unix seconds)
  *   call active=0|1 seq=S kind=collective|p2p coll=NAME count=K connecting=0|1
  *   channel ch=X op=I/N code=NAME recv_peer=P send_peer=Q in_pos=. in_head=. out_pos=. out_tail=. waits=data|room|none peer=P
  */
@@ -21,6 +22,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HANG_MAX_COMMS 64
@@ -117,6 +119,10 @@ int hang_dump(chorus_comm_t *c, const char *reason) {
   put_kv(o, "nranks", c->nranks);
   put_kv(o, "pid", getpid());
   put_kv(o, "comm", c->hang_slot);
+  put_kv(o, "job", c->job);
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now); /* async-signal-safe */
+  put_kv(o, "time", (long long)now.tv_sec);
   put_ks(o, "reason", reason);
   put_s(o, "\ncall");
   put_kv(o, "active", c->call_active);

@@ -62,7 +62,7 @@ static void merged_report_names_the_rank_that_never_called(void) {
   char *text = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&text, &len);
-  CHECK_EQ_INT(hang_merge(g.gl_pathv, (int)g.gl_pathc, m), 2);
+  CHECK_EQ_INT(hang_merge(g.gl_pathv, (int)g.gl_pathc, 0, m), 2);
   fclose(m);
   printf("%s", text);
   CHECK_CONTAINS(text, "2 of 3 ranks reported");
@@ -103,9 +103,49 @@ static void sigusr1_during_a_call_reports_the_awaited_peer(void) {
   fclose(f);
   printf("%s", text);
   CHECK_CONTAINS(text, "reason=SIGUSR1");
+  CHECK_CONTAINS(text, " job=");
+  CHECK_CONTAINS(text, " time=");
   CHECK_CONTAINS(text, "coll=allreduce");
   CHECK_CONTAINS(text, "waits=data peer=1");
   unlink(path);
+}
+
+/* Reports of an earlier, unrelated job in the same folder: the merge takes
+ * the newest job (or the one named) and says what it left out. */
+static void merge_takes_one_job_and_says_what_it_left_out(void) {
+  char paths[5][160], *files[5];
+  /* job 111 at time 1000: ranks 0-2 of 3, all waiting on rank 0; job 222 at time 2000: ranks 0-1 of 3. */
+  const long long jobs[5] = {111, 111, 111, 222, 222}, times[5] = {1000, 1000, 1000, 2000, 2001};
+  const int ranks[5] = {0, 1, 2, 0, 1};
+  for (int i = 0; i < 5; i++) {
+    snprintf(paths[i], sizeof paths[i], "%s/two-jobs-%d.txt", dir, i);
+    files[i] = paths[i];
+    FILE *f = fopen(paths[i], "w");
+    fprintf(f, "chorus-hang v=1 rank=%d nranks=3 pid=1 comm=0 job=%lld time=%lld reason=timeout\n", ranks[i],
+            jobs[i], times[i]);
+    fprintf(f, "call active=1 seq=%d kind=collective coll=allreduce count=8 connecting=0\n", jobs[i] == 111 ? 9 : 4);
+    fprintf(f, "channel ch=0 op=1/4 code=recv waits=data peer=%d\n", jobs[i] == 111 ? 0 : 2);
+    fclose(f);
+  }
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  CHECK_EQ_INT(hang_merge(files, 5, 0, m), 2);
+  fclose(m);
+  printf("%s", text);
+  CHECK_CONTAINS(text, "job 222");
+  CHECK_CONTAINS(text, "left out 3 reports of 1 other job");
+  CHECK_CONTAINS(text, "2 of 3 ranks reported");
+  CHECK_CONTAINS(text, "rank 2 is waited for by 2 ranks");
+  free(text);
+  m = open_memstream(&text, &len);
+  CHECK_EQ_INT(hang_merge(files, 5, 111, m), 3);
+  fclose(m);
+  CHECK_CONTAINS(text, "job 111");
+  CHECK_CONTAINS(text, "left out 2 reports of 1 other job");
+  CHECK_CONTAINS(text, "3 of 3 ranks reported");
+  free(text);
+  for (int i = 0; i < 5; i++) unlink(paths[i]);
 }
 
 static void merge_rejects_what_is_not_a_report(void) {
@@ -115,7 +155,7 @@ static void merge_rejects_what_is_not_a_report(void) {
   fputs("chorus-hang rank=7 nranks=2\n", f); /* rank out of range */
   fclose(f);
   char *files[] = {path};
-  CHECK_EQ_INT(hang_merge(files, 1, stdout), 0);
+  CHECK_EQ_INT(hang_merge(files, 1, 0, stdout), 0);
   unlink(path);
 }
 
@@ -126,7 +166,7 @@ int main(int argc, char **argv) {
   setenv("CHORUS_TIMEOUT", "2", 1);
   static const test_case_t tests[] = {TEST(merged_report_names_the_rank_that_never_called),
                                       TEST(sigusr1_during_a_call_reports_the_awaited_peer),
-                                      TEST(merge_rejects_what_is_not_a_report), {NULL, NULL}};
+                                      TEST(merge_takes_one_job_and_says_what_it_left_out), TEST(merge_rejects_what_is_not_a_report), {NULL, NULL}};
   int rc = test_run_all_(tests, argc, argv);
   rmdir(dir);
   return rc;

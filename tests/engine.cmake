@@ -53,7 +53,8 @@ engine_cli_test(cli_doctor_runtime_versions "running with hwloc API [0-9.]+ at r
   doctor --no-selftest)
 engine_cli_test(cli_perf_zero_ranks "-n: '0' is not a rank count \\(1 to 4096\\)" perf allreduce -n 0)
 engine_cli_test(cli_perf_negative_ranks "-n: '-1' is not a rank count" perf allreduce -n -1)
-engine_cli_test(cli_perf_size_below_one_element "-b 3 is less than one float \\(4 bytes\\)" perf allreduce -b 3 -e 8)
+engine_cli_test(cli_perf_size_below_one_element "-b 3 is less than one float: sizes below 4 bytes are calls of 0 elements"
+  perf allreduce -b 3 -e 8 -w 0 -i 1)
 # --baseline: written, compared, a slower point fails (exit 1), bad files named; --csv to nowhere refused.
 add_test(NAME perf_baseline COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/perf_baseline.sh $<TARGET_FILE:chorus_cli>)
 set_tests_properties(perf_baseline PROPERTIES LABELS "integration" TIMEOUT 120

@@ -82,6 +82,14 @@ doctor_test(doctor_unknown_algorithm 1 "PROBLEM: CHORUS_ALGO=nosuch: unknown alg
   ENV CHORUS_ALGO=nosuch ARGS --no-selftest)
 doctor_test(doctor_short_timeout 1 "PROBLEM: CHORUS_TIMEOUT=1 s" ENV CHORUS_TIMEOUT=1 ARGS --no-selftest)
 # CHORUS_ALGO lists are valid as the README writes them; a misspelt name in one is not (issue 21).
+doctor_test(doctor_topo_missing 1 "PROBLEM: CHORUS_TOPO=/nosuch.lua cannot be loaded" ENV CHORUS_TOPO=/nosuch.lua
+  ARGS --no-selftest)
+# The single-host self-test predicts with CHORUS_TOPO when it is set (it used the shipped local-cpu).
+add_test(NAME doctor_selftest_uses_chorus_topo COMMAND /usr/bin/env CHORUS_TOPO=${PROJECT_SOURCE_DIR}/topologies/local-cpu.lua
+  $<TARGET_FILE:chorus_cli> doctor)
+set_tests_properties(doctor_selftest_uses_chorus_topo PROPERTIES LABELS "integration" TIMEOUT 180
+  PASS_REGULAR_EXPRESSION "against predicted \\(chorus sim --topo [^)]*topologies/local-cpu.lua\\)"
+  ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_TOPOLOGIES=${PROJECT_SOURCE_DIR}/topologies")
 doctor_test(doctor_algo_list_is_valid 0 "\n0 problems, [0-9]+ notes?\n" ENV CHORUS_ALGO=ring,tree ARGS --no-selftest)
 doctor_test(doctor_algo_exclusion_is_valid 0 "\n0 problems, [0-9]+ notes?\n" ENV CHORUS_ALGO=^rd ARGS --no-selftest)
 doctor_test(doctor_algo_list_misspelt 1 "PROBLEM: CHORUS_ALGO=ring,treee: 'treee' is no algorithm in"

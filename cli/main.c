@@ -7,6 +7,7 @@
 #include "chorus.h"
 #include "cmd_plan.h"
 #include "cmd_sim.h"
+#include "timeline.h"
 #include "doctor.h"
 #include "exp.h"
 #include "hang_report.h"
@@ -30,6 +31,7 @@ static const subcommand_t subcommands[] = {
     {"perf", cmd_perf, "benchmark a collective with nccl-tests columns, checking every result"},
     {"exp", cmd_exp, "run an experiment: measured against predicted, with tables, crossovers and plots"},
     {"calibrate", cmd_calibrate, "measure point-to-point links and fit the simulator's parameters"},
+    {"timeline", cmd_timeline, "draw a measured trace beside a predicted one, op by op, in one page"},
     {"hang-report", cmd_hang_report, "merge the ranks' hang reports and name the rank the others wait for"},
     {"doctor", cmd_doctor, "settings, interfaces, buffer memory and a self-test, each finding with advice"},
     {"version", cmd_version, "print the version"},

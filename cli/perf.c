@@ -45,6 +45,7 @@ typedef struct {
   int device; /* -g: ranks as threads on this CUDA device (-1: host) */
   int inplace_mode; /* 0 both, 1 only out of place, 2 only in place */
   const char *csv;
+  const char *trace;     /* --trace FILE: one more call of the last size, its ops recorded */
   const char *baseline;  /* --baseline FILE: compare with it, or write it when it does not exist */
   int baseline_new;      /* the file did not exist: this run writes it */
   double tolerance;      /* --tolerance: % slower than the baseline that fails the run */
@@ -551,6 +552,61 @@ static int measure_size(rank_t *R, size_t count, size_t bytes, int *status) {
   return 0;
 }
 
+/* --trace: one more call of the last size, out of place and untimed, after
+ * the ranks line up; every rank records its ops into FILE.rank<r>. */
+static chorus_result_t trace_call(rank_t *R, size_t count) {
+  const perf_opts_t *o = R->o;
+  const void *in;
+  void *out;
+  prepare(R, count, 0, &in, &out);
+  int32_t token = 1, sum;
+  TRY(chorus_run_allreduce(&token, &sum, 1, chorus_int32, chorus_sum, R->ctl, NULL));
+  char part[1200];
+  snprintf(part, sizeof part, "%s.rank%d", o->trace, R->rank);
+  TRY(exec_trace_next(R->comm, part));
+  TRY(chorus_run_collective(o->coll, in, out, count, o->dt, o->op, o->root, R->comm, NULL));
+  return chorus_run_allreduce(&token, &sum, 1, chorus_int32, chorus_sum, R->ctl, NULL);
+}
+
+/* The ranks' trace parts (FILE.rank<r>) into FILE, one trace with a process
+ * per rank; the parts go when all were there. Returns 0, or 1 after saying
+ * which part is missing (ranks on other hosts write theirs there). */
+static int trace_merge(const char *path, int nranks) {
+  FILE *f = fopen(path, "w");
+  if (!f) return fprintf(stderr, "chorus perf: --trace %s: %s\n", path, strerror(errno)), 1;
+  fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+  int first = 1, missing = -1;
+  char part[1200], line[1024];
+  for (int r = 0; r < nranks; r++) {
+    snprintf(part, sizeof part, "%s.rank%d", path, r);
+    FILE *p = fopen(part, "r");
+    if (!p) {
+      missing = r;
+      continue;
+    }
+    while (fgets(line, sizeof line, p)) {
+      if (line[0] == ',') memmove(line, line + 1, strlen(line));
+      if (line[0] != '{' || !strncmp(line, "{\"displayTimeUnit\"", 18)) continue;
+      size_t len = strcspn(line, "\n");
+      while (len && (line[len - 1] == ',' || line[len - 1] == ' ')) len--;
+      line[len] = 0;
+      fprintf(f, "%s\n%s", first ? "" : ",", line);
+      first = 0;
+    }
+    fclose(p);
+  }
+  fprintf(f, "\n]}\n");
+  int bad = fclose(f) != 0;
+  if (missing >= 0)
+    return fprintf(stderr, "chorus perf: --trace: no %s.rank%d here (ranks on other hosts write theirs there); %s "
+                   "holds the ranks found\n", path, missing, path), 1;
+  for (int r = 0; !bad && r < nranks; r++) {
+    snprintf(part, sizeof part, "%s.rank%d", path, r);
+    unlink(part);
+  }
+  return bad;
+}
+
 static int run_rank(rank_t *R) {
   const perf_opts_t *o = R->o;
   chorus_comm_count(R->comm, &R->nranks);
@@ -561,7 +617,7 @@ static int run_rank(rank_t *R) {
   int per_rank_total = o->coll == chorus_allgather || o->coll == chorus_reducescatter || o->coll == chorus_alltoall;
   if (rank_setup(R, per_rank_total)) return 1;
   if (R->rank == 0) print_header(R);
-  size_t es = chorus_dtype_size(o->dt), prev = 0;
+  size_t es = chorus_dtype_size(o->dt), prev = 0, last_count = 0;
   int status = 0;
   for (size_t size = o->minb; size <= o->maxb;) {
     size_t count = size / es / (per_rank_total ? (size_t)n : 1);
@@ -571,11 +627,16 @@ static int run_rank(rank_t *R) {
         rank_free(R);
         return 1;
       }
-      prev = bytes;
+      prev = bytes, last_count = count;
     }
     size_t next = o->step > 0 ? size + (size_t)o->step : (size_t)((double)size * o->factor);
     if (next <= size) break;
     size = next;
+  }
+  if (o->trace && trace_call(R, last_count) != chorus_success) {
+    fprintf(stderr, "chorus perf: rank %d: the traced call failed: %s\n", R->rank, chorus_last_error());
+    rank_free(R);
+    return 1;
   }
   if (R->rank == 0) {
     printf("# Out of bounds values : %s\n", status ? "some wrong (see #wrong)" : "0 OK");
@@ -618,7 +679,9 @@ static int usage(FILE *f) {
           "  --csv FILE   also write one row per measured point\n"
           "  --baseline FILE  compare each point's busbw with FILE (a --csv of an earlier run) and exit 1\n"
           "               when one is more than --tolerance slower; when FILE does not exist, write it\n"
-          "  --tolerance P  percent slower than the baseline that fails the run (default 10)\n\n"
+          "  --tolerance P  percent slower than the baseline that fails the run (default 10)\n"
+          "  --trace FILE one more call of the last size, every rank's ops (start, end, waits, peers, bytes) as a\n"
+          "               Chrome/Perfetto trace; chorus timeline draws it beside chorus sim --trace\n\n"
           "Sizes follow nccl-tests: the bytes of one rank's buffer for allreduce, broadcast and reduce, the\n"
           "total for allgather, reducescatter and alltoall. Exits 1 when any element is wrong.\n");
   return f == stderr ? 2 : 0;
@@ -665,6 +728,7 @@ static int parse_args(int argc, char **argv, perf_opts_t *op) {
   perf_opts_t o = *op;
   static const struct option longs[] = {{"csv", required_argument, NULL, 'C'},
                                         {"baseline", required_argument, NULL, 'B'},
+                                        {"trace", required_argument, NULL, 'R'},
                                         {"tolerance", required_argument, NULL, 'O'},
                                         {"threads", no_argument, NULL, 'T'},
                                         {"device", required_argument, NULL, 'g'},
@@ -706,6 +770,7 @@ static int parse_args(int argc, char **argv, perf_opts_t *op) {
     case 'i': o.iters = atoi(optarg); break;
     case 'C': o.csv = optarg; break;
     case 'B': o.baseline = optarg; break;
+    case 'R': o.trace = optarg; break;
     case 'O': {
       char *end;
       o.tolerance = strtod(optarg, &end);
@@ -739,6 +804,9 @@ static int parse_args(int argc, char **argv, perf_opts_t *op) {
   if (o.nchannels < 0 || o.nchannels > PLAN_MAX_CHANNELS)
     return fprintf(stderr, "chorus perf: -c must be 1..%d\n", PLAN_MAX_CHANNELS), 2;
 
+  if (o.trace && o.device >= 0)
+    return fprintf(stderr, "chorus perf: --trace records the CPU executor's ops; CUDA ranks (-g) are not traced\n"),
+           2;
   /* The files the run will write must be writable before it starts, not only after. */
   const char *outs[2] = {o.csv, o.baseline};
   for (int w = 0; w < 2; w++) {
@@ -765,7 +833,12 @@ static int run_from_env(perf_opts_t *o) {
   if (rank == 0) open_outputs(&R);
   int st = run_rank(&R);
   close_outputs(&R);
+  int nranks = 1;
+  chorus_comm_count(R.comm, &nranks);
   chorus_comm_destroy(R.comm);
+  /* Rank 0 merges the parts it can see: its host's ranks (the traced call
+   * ended with every rank's part written). */
+  if (o->trace && !st && rank == 0) st = trace_merge(o->trace, nranks);
   return st;
 }
 
@@ -858,5 +931,6 @@ int cmd_perf(int argc, char **argv) {
   else if (o.threads) st = run_threads(&o);
   else st = ranks_fork("chorus perf", o.nranks, forked_rank, &o);
   free(o.base);
+  if (o.trace && !st && !from_env) st = trace_merge(o.trace, o.nranks);
   return st;
 }

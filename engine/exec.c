@@ -63,7 +63,17 @@ typedef struct {
   size_t *slen;
   size_t step;
   comm_where_t *where;
+  int tracing;    /* this call's ops are recorded (exec_trace_next) */
+  double waited;  /* seconds the current op waited for data or room, when tracing */
 } exec_chan_t;
+
+/* One recorded op (exec_trace_next). */
+struct exec_trace_ev {
+  double t0, t1, wait;
+  size_t bytes;
+  uint32_t op, iter;
+  int code, to, from;
+};
 
 static chorus_result_t wait_error(exec_chan_t *x, ring_wait_t w, const tr_conn_t *cn, const char *what) {
   chorus_comm_t *c = x->j->comm;
@@ -126,7 +136,9 @@ static chorus_result_t op_send(exec_chan_t *x, tr_conn_t *out, const char *src, 
   do {
     size_t n = len - off < p ? len - off : p;
     void *slot;
+    double tw = x->tracing ? tr_now() : 0;
     ring_wait_t w = ring_wait_room(&out->ring, &slot, x->j->timeout);
+    if (x->tracing) x->waited += tr_now() - tw;
     if (w != RING_OK) return wait_error(x, w, out, "sent to");
     kern_copy(slot, src + off, n);
     off += n;
@@ -147,14 +159,18 @@ static chorus_result_t op_recv(exec_chan_t *x, tr_conn_t *in, tr_conn_t *out, co
   for (;;) {
     void *islot, *oslot = NULL;
     uint64_t meta;
+    double tw = x->tracing ? tr_now() : 0;
     ring_wait_t w = ring_wait_data(&in->ring, &islot, &meta, j->timeout);
+    if (x->tracing) x->waited += tr_now() - tw;
     if (w != RING_OK) return wait_error(x, w, in, "received from");
     if ((uint32_t)(meta >> 32) != j->tag) return mismatch_report(x->j->comm, x->ch, in->peer, &j->desc, (uint32_t)(meta >> 32));
     uint32_t flags = (uint32_t)meta;
     size_t n = flags & ~RING_MORE;
     if (off + n > cap || n % j->g.es) return mismatch(x, in, "more data arrived than this rank's chunk holds");
     if (out) {
+      tw = x->tracing ? tr_now() : 0;
       w = ring_wait_room(&out->ring, &oslot, j->timeout);
+      if (x->tracing) x->waited += tr_now() - tw;
       if (w != RING_OK) return wait_error(x, w, out, "sent to");
     }
     if (!src) {
@@ -243,6 +259,24 @@ static chorus_result_t check_sends(exec_chan_t *x, const plan_prog_t *prog, cons
   return chorus_success;
 }
 
+/* Keep one traced op (a full buffer drops the rest: tracing is for one call). */
+static void trace_record(chorus_comm_t *c, int ch, struct exec_trace_ev *e, exec_chan_t *x, const plan_op_t *op) {
+  exec_state_t *s = &c->x;
+  if (s->trace_n[ch] == s->trace_cap[ch]) {
+    size_t cap = s->trace_cap[ch] ? 2 * s->trace_cap[ch] : 256;
+    struct exec_trace_ev *ev = cap <= ((size_t)1 << 22) ? realloc(s->trace_ev[ch], cap * sizeof *ev) : NULL;
+    if (!ev) return;
+    s->trace_ev[ch] = ev, s->trace_cap[ch] = cap;
+  }
+  size_t len = 0;
+  if (plan_op_reads_src(op->code)) chunk(x, op->src_buf, op->src_chunk, &len);
+  else if (plan_op_writes_dst(op->code)) chunk(x, op->dst_buf, op->dst_chunk, &len);
+  e->bytes = len;
+  e->to = plan_op_sends(op->code) ? op->send_peer : -1;
+  e->from = plan_op_receives(op->code) ? op->recv_peer : -1;
+  s->trace_ev[ch][s->trace_n[ch]++] = *e;
+}
+
 static chorus_result_t run_channel(exec_job_t *j, int ch) {
   chorus_comm_t *c = j->comm;
   const plan_t *p = j->plan;
@@ -256,9 +290,21 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
   size_t per_iter = (size_t)x.k * x.g.ce;
   x.where->op_count = (int)prog->count;
   x.where->active = 1;
-  for (x.base = 0; x.base < x.g.part_len; x.base += per_iter) {
+  x.tracing = c->x.trace_path[0] != 0;
+  uint32_t iter = 0;
+  for (x.base = 0; x.base < x.g.part_len; x.base += per_iter, iter++) {
     for (uint32_t i = 0; i < prog->count; i++) {
       x.where->op_index = (int)i;
+      if (x.tracing) {
+        x.waited = 0;
+        double t0 = tr_now();
+        chorus_result_t res = run_op(&x, &ops[i]);
+        TRY(res);
+        trace_record(c, ch, &(struct exec_trace_ev){.t0 = t0, .t1 = tr_now(), .wait = x.waited, .op = i,
+                                                     .iter = iter, .code = ops[i].code},
+                     &x, &ops[i]);
+        continue;
+      }
       chorus_result_t res = run_op(&x, &ops[i]);
       TRY(res); /* where stays: a report after the failure shows it */
     }
@@ -341,6 +387,7 @@ void exec_state_fini(exec_state_t *x) {
   tune_destroy(x->tune);
   x->tune = NULL;
   for (int i = 0; i < PLAN_MAX_CHANNELS; i++) free(x->scratch[i]), x->scratch[i] = NULL;
+  for (int i = 0; i < PLAN_MAX_CHANNELS; i++) free(x->trace_ev[i]), x->trace_ev[i] = NULL;
   free(x->stage);
   x->stage = NULL;
 }
@@ -579,6 +626,43 @@ static chorus_result_t run_channels(chorus_comm_t *c, exec_job_t *j) {
   return chorus_success;
 }
 
+/* The traced call's ops, written as exec_trace_next says; then tracing is off. */
+static chorus_result_t trace_write(chorus_comm_t *c, const plan_t *p, chorus_result_t res) {
+  exec_state_t *s = &c->x;
+  FILE *f = fopen(s->trace_path, "w");
+  if (!f) {
+    LOG_WARN_("EXEC", "rank %d: the trace file %s: %s", c->rank, s->trace_path, strerror(errno));
+  } else {
+    fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d\"}}", c->rank,
+            c->rank);
+    for (int ch = 0; ch < p->nchannels; ch++)
+      fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"channel "
+                 "%d\"}}", c->rank, ch, ch);
+    for (int ch = 0; ch < p->nchannels; ch++)
+      for (size_t i = 0; i < s->trace_n[ch]; i++) {
+        const struct exec_trace_ev *e = &s->trace_ev[ch][i];
+        fprintf(f, ",\n{\"name\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d,\"args\":{"
+                   "\"op\":%u,\"iter\":%u,\"from\":%d,\"to\":%d,\"bytes\":%zu,\"wait_us\":%.3f}}",
+                plan_op_name((plan_opcode_t)e->code), e->t0 * 1e6, (e->t1 - e->t0) * 1e6, c->rank, ch, e->op, e->iter,
+                e->from, e->to, e->bytes, e->wait * 1e6);
+      }
+    fprintf(f, "\n]}\n");
+    if (fclose(f) != 0) LOG_WARN_("EXEC", "rank %d: the trace file %s: %s", c->rank, s->trace_path, strerror(errno));
+  }
+  s->trace_path[0] = 0;
+  for (int ch = 0; ch < PLAN_MAX_CHANNELS; ch++) s->trace_n[ch] = 0;
+  return res;
+}
+
+chorus_result_t exec_trace_next(chorus_comm_t *c, const char *path) {
+  if (!path || strlen(path) >= sizeof c->x.trace_path)
+    return err_set(chorus_invalid_argument, "exec_trace_next: no path, or longer than %zu bytes",
+                   sizeof c->x.trace_path - 1);
+  snprintf(c->x.trace_path, sizeof c->x.trace_path, "%s", path);
+  return chorus_success;
+}
+
 static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
   ++c->seq;
   if (!k->count) return chorus_success;
@@ -609,6 +693,7 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
   j.confirm = every > 0 && c->seq % (uint32_t)every == 0;
   TRY(stage_input(c, k, k->count * es * (size_t)in_units, k->count * es * (size_t)out_units, &j));
   if (c->cuda) return cuda_exec_coll(c, p, k, j.in, j.tag);
+  if (c->x.trace_path[0]) return trace_write(c, p, run_channels(c, &j));
   if (!log_enabled(LOG_TRACE, "EXEC")) return run_channels(c, &j);
   double t0 = tr_now();
   chorus_result_t res = run_channels(c, &j);

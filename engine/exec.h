@@ -19,6 +19,14 @@ void exec_force(chorus_comm_t *c, const char *algo, int nchannels);
  * used, for reports. */
 const char *exec_last(const chorus_comm_t *c, int *nchannels);
 
+/* Record every op of the next collective on c (on every channel: start,
+ * end, the time it waited for data or room, peers, bytes) and write them to
+ * path as Chrome/Perfetto trace events, the simulator's format: pid = rank,
+ * tid = channel, ts and dur in microseconds of CLOCK_MONOTONIC (so ranks of
+ * one host line up), one event a line. Off otherwise: then each op pays one
+ * untaken branch. The file is written when the call ends. */
+chorus_result_t exec_trace_next(chorus_comm_t *c, const char *path);
+
 /* The steps the executor moves for one call of `count` elements of dt with
  * plan p on connections of CHORUS_BUFFSIZE buffsize, channel by channel in
  * the order each channel's thread moves them: the call's cut and each

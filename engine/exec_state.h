@@ -59,6 +59,11 @@ typedef struct {
   int force_nchannels;
   char last_algo[64];
   int last_nchannels;
+  /* exec_trace_next: the file for the next collective's ops, and per
+   * channel the ops recorded while it runs. */
+  char trace_path[1024];
+  struct exec_trace_ev *trace_ev[PLAN_MAX_CHANNELS];
+  size_t trace_n[PLAN_MAX_CHANNELS], trace_cap[PLAN_MAX_CHANNELS];
 } exec_state_t;
 
 /* Stop and join the channel workers, free the buffers and the tuner. */

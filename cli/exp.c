@@ -480,8 +480,20 @@ static int testbed(const exp_t *e, const char *verb, const char *outdir) {
   return rc;
 }
 
-/* Measure one run once: chorus perf writes csv. */
-static int measure_once(const exp_t *e, const exp_run_t *r, const char *csv, const char *log) {
+/* The size a run's timeline shows: 4 MiB, or the experiment's nearest
+ * size to it (bytes as text). */
+static void trace_size(const exp_t *e, char *buf, size_t len) {
+  size_t lo = 0, hi = 0, want = (size_t)4 << 20;
+  param_parse_bytes(e->minb, &lo);
+  param_parse_bytes(e->maxb, &hi);
+  snprintf(buf, len, "%zu", want < lo ? lo : want > hi ? hi : want);
+}
+
+/* Measure one run once: chorus perf writes csv; with trace, only the size
+ * trace_size and the ops of one more call of it into trace. */
+static int measure_once(const exp_t *e, const exp_run_t *r, const char *csv, const char *trace, const char *log) {
+  char only[32];
+  if (trace) trace_size(e, only, sizeof only);
   char n[16], c[16], w[16], it[16];
   snprintf(n, sizeof n, "%d", r->nranks);
   snprintf(c, sizeof c, "%d", r->channels);
@@ -495,14 +507,15 @@ static int measure_once(const exp_t *e, const exp_run_t *r, const char *csv, con
   if (e->testbed == TESTBED_LOCAL) perf[k++] = (char *)"-n", perf[k++] = n;
   perf[k++] = (char *)"-a", perf[k++] = (char *)r->algo;
   if (r->channels > 0) perf[k++] = (char *)"-c", perf[k++] = c;
-  perf[k++] = (char *)"-b", perf[k++] = (char *)e->minb;
-  perf[k++] = (char *)"-e", perf[k++] = (char *)e->maxb;
+  perf[k++] = (char *)"-b", perf[k++] = trace ? only : (char *)e->minb;
+  perf[k++] = (char *)"-e", perf[k++] = trace ? only : (char *)e->maxb;
   perf[k++] = (char *)"-f", perf[k++] = (char *)e->factor;
   perf[k++] = (char *)"-d", perf[k++] = (char *)e->dtype;
   perf[k++] = (char *)"-w", perf[k++] = w;
   perf[k++] = (char *)"-i", perf[k++] = it;
   perf[k++] = (char *)"--inplace", perf[k++] = (char *)"0";
   perf[k++] = (char *)"--csv", perf[k++] = (char *)csv;
+  if (trace) perf[k++] = (char *)"--trace", perf[k++] = (char *)trace;
   perf[k] = NULL;
   if (e->testbed == TESTBED_LOCAL) return run_child(perf, log, NULL);
   /* Namespace hosts: scripts/testbed launches rank r in host r / ppn with the
@@ -517,8 +530,8 @@ static int measure_once(const exp_t *e, const exp_run_t *r, const char *csv, con
 }
 
 static int predict(const exp_t *e, const exp_run_t *r, const exp_points_t *pts, const char *topo, const char *csv,
-                   const char *log) {
-  char n[16], c[16], minb[32], maxb[32];
+                   const char *trace, const char *log) {
+  char n[16], c[16], minb[32], maxb[32], only[32];
   snprintf(n, sizeof n, "%d", r->nranks);
   snprintf(c, sizeof c, "%d", r->channels);
   if (r->topology[0]) topo = r->topology;
@@ -528,6 +541,7 @@ static int predict(const exp_t *e, const exp_run_t *r, const exp_points_t *pts, 
     snprintf(maxb, sizeof maxb, "%zu", pts->bytes[pts->npoints - 1]);
     b = minb, eb = maxb, f = "2";
   }
+  if (trace) trace_size(e, only, sizeof only), b = eb = only;
   char *argv[40];
   int k = 0;
   argv[k++] = self_exe;
@@ -545,8 +559,27 @@ static int predict(const exp_t *e, const exp_run_t *r, const exp_points_t *pts, 
   if (r->model[0]) argv[k++] = (char *)"--model", argv[k++] = (char *)r->model;
   else if (r->nranks > 2048) argv[k++] = (char *)"--model", argv[k++] = (char *)"analytic";
   argv[k++] = (char *)"--csv", argv[k++] = (char *)csv;
+  if (trace) argv[k++] = (char *)"--trace", argv[k++] = (char *)trace;
   argv[k] = NULL;
   return run_child(argv, log, NULL);
+}
+
+/* The measured and predicted ops of the run's largest size on one time axis:
+ * DIR/timelines/LABEL.html (chorus timeline), so a miss can be seen. */
+static void timeline_run(const exp_t *e, const exp_run_t *r, const exp_points_t *pts, const char *topo,
+                         const char *outdir) {
+  char m[1600], p[1600], html[1800], log[1600], dir[1600], csv[1600];
+  snprintf(m, sizeof m, "%s/raw/%s.trace-measured.json", outdir, r->label);
+  snprintf(p, sizeof p, "%s/raw/%s.trace-predicted.json", outdir, r->label);
+  snprintf(csv, sizeof csv, "%s/raw/%s.trace-predicted.csv", outdir, r->label);
+  snprintf(dir, sizeof dir, "%s/timelines", outdir);
+  snprintf(html, sizeof html, "%s/%s.html", dir, r->label);
+  snprintf(log, sizeof log, "%s/raw/%s.log", outdir, r->label);
+  if (access(m, R_OK) != 0 || predict(e, r, pts, topo, csv, p, log) != 0) return;
+  if (mkdir(dir, 0755) != 0 && errno != EEXIST) return;
+  char *argv[] = {self_exe, (char *)"timeline", m, p, (char *)"--html", html, NULL};
+  if (run_child(argv, log, NULL) != 0)
+    fprintf(stderr, "chorus exp: %s: %s: the timeline was not drawn; see raw/%s.log\n", e->path, r->label, r->label);
 }
 
 /* --- CSV --- */
@@ -629,7 +662,7 @@ static int measure_rep(const exp_t *e, const exp_run_t *r, const char *outdir, i
   int rc = -1;
   for (int t = 0; t < EXP_LAUNCH_TRIES && rc != 0 && !interrupted; t++) {
     if (t) fprintf(stderr, "chorus exp: %s: measuring %s failed (exit %d); trying again\n", e->path, r->label, rc);
-    rc = measure_once(e, r, csv, log);
+    rc = measure_once(e, r, csv, NULL, log);
   }
   if (rc != 0) {
     if (interrupted) return -1;
@@ -651,6 +684,15 @@ static int measure_rep(const exp_t *e, const exp_run_t *r, const char *outdir, i
   pts->npoints = n;
   for (int i = 0; i < n; i++) pts->bytes[i] = b[i], pts->reps[i][pts->nrep] = bw[i];
   pts->nrep++;
+  if (rep == 0) {
+    /* Its timeline's measured half: one size, one traced call (best effort). */
+    char trace[1600], tcsv[1600];
+    snprintf(trace, sizeof trace, "%s/raw/%s.trace-measured.json", outdir, r->label);
+    snprintf(tcsv, sizeof tcsv, "%s/raw/%s.trace-measured.csv", outdir, r->label);
+    if (measure_once(e, r, tcsv, trace, log) != 0)
+      fprintf(stderr, "chorus exp: %s: %s: tracing one call failed; no timeline (raw/%s.log)\n", e->path, r->label,
+              r->label);
+  }
   return 0;
 }
 
@@ -905,7 +947,7 @@ static int predict_one(const exp_t *e, const exp_run_t *r, const char *topo, int
   snprintf(log, sizeof log, "%s/raw/%s.log", outdir, r->label);
   if (round > 0) snprintf(csv, sizeof csv, "%s/raw/%s.predicted.%d.csv", outdir, r->label, round);
   else snprintf(csv, sizeof csv, "%s/raw/%s.predicted.csv", outdir, r->label);
-  int rc = predict(e, r, pts, topo, csv, log);
+  int rc = predict(e, r, pts, topo, csv, NULL, log);
   size_t b[EXP_MAX_POINTS];
   double bw[EXP_MAX_POINTS];
   int nn = 0, n = rc == 0 ? read_csv(csv, b, bw, EXP_MAX_POINTS, &nn) : -1;
@@ -966,6 +1008,8 @@ static int run_all(const exp_t *e, exp_points_t *pts, const char *topo, const ch
     printf("# predicting %d/%d: %s\n", i + 1, e->nruns, e->runs[i].label);
     fflush(stdout);
     if (!pts[i].failure[0]) predict_run(e, &e->runs[i], topo, outdir, env, &pts[i]);
+    if (!pts[i].failure[0] && e->runs[i].measure && (e->testbed == TESTBED_LOCAL || e->testbed == TESTBED_NETNS))
+      timeline_run(e, &e->runs[i], &pts[i], env->ncal ? env->cal_topo[0] : topo, outdir);
     failed |= pts[i].failure[0] != 0;
   }
   return interrupted ? 130 : failed;
@@ -979,7 +1023,9 @@ static void exp_usage(FILE *f) {
              "Measures each run with chorus perf on the experiment's testbed, predicts it with chorus sim on\n"
              "the experiment's topology, and writes DIR (default chorus-results/NAME in the current directory;\n"
              "the committed results are rewritten only with --out experiments/results/NAME): compare.csv,\n"
-             "report.md, crossovers.csv, plot.gp and plots, raw/ (every CSV and log). Exits 1 when a run\n"
+             "report.md, crossovers.csv, plot.gp and plots, timelines/ (per measured run, one traced call\n"
+             "of 4 MiB, or the nearest size, beside its prediction: chorus timeline), raw/ (every CSV, trace\n"
+             "and log). Exits 1 when a run\n"
              "fails, 3 when a measured run misses the fidelity targets (5%% from 1 MiB, 15%% below).\n");
 }
 

@@ -3,7 +3,8 @@
 # fresh folder and checks what it promises: exit 0 or 3 (3: ran, missed the
 # fidelity targets), compare.csv with the documented columns and one row per
 # measured point with numbers in every measured column, report.md with a
-# table per run, the gnuplot script, and the raw CSVs.
+# table per run, the gnuplot script, the raw CSVs, and a timeline (measured
+# beside predicted ops of one traced call) per measured run.
 set -u
 chorus=$1 exp=$2 rows=$3
 out=$(mktemp -d /tmp/chorus_exp_XXXXXX)
@@ -25,4 +26,10 @@ runs=$(grep -c '^## ' "$out/report.md")
 [ -s "$out/plot.gp" ] || fail "no plot.gp"
 ls "$out"/raw/*.predicted.csv >/dev/null 2>&1 || fail "no raw predicted CSVs"
 ls "$out"/raw/*.measured.0.csv >/dev/null 2>&1 || fail "no raw measured CSVs"
+# A timeline per measured run: one traced call beside its prediction (issue 22).
+for run in $(ls "$out"/raw/*.measured.0.csv | sed 's|.*/||; s|\.measured\.0\.csv$||'); do
+  [ -s "$out/timelines/$run.html" ] || fail "no timelines/$run.html"
+  grep -q '"ph":"X"' "$out/raw/$run.trace-measured.json" || fail "raw/$run.trace-measured.json has no ops"
+  grep -q '"ph":"X"' "$out/raw/$run.trace-predicted.json" || fail "raw/$run.trace-predicted.json has no ops"
+done
 echo "ok: $n compared points, $runs report sections, exit $rc"

@@ -921,12 +921,15 @@ int cmd_perf(int argc, char **argv) {
   }
   int st = parse_args(argc, argv, &o);
   if (st >= 0) return st;
-  if (o.baseline && (st = load_baseline(&o))) return st;
   launcher_env_t launcher;
   int from_env = !o.nranks && launcher_env(&launcher);
   if (!o.nranks) o.nranks = 1;
   if (o.root < 0 || (!from_env && o.root >= o.nranks))
     return fprintf(stderr, "chorus perf: -r %d is not a rank of %d\n", o.root, o.nranks), 2;
+  if (o.baseline && (st = load_baseline(&o))) {
+    free(o.base); /* the rows read before the one that failed */
+    return st;
+  }
   if (from_env) st = run_from_env(&o);
   else if (o.threads) st = run_threads(&o);
   else st = ranks_fork("chorus perf", o.nranks, forked_rank, &o);

@@ -2,7 +2,9 @@
 round k (#round=k), and the test reads the page's DOM (--dump-dom): no script errors, the round
 shown is k, and every rank's chunk cells hold exactly what `chorus explain` prints in its table
 after round k, each value always in the same colour; arrows are the round's sends. For ring,
-tree and hybrid allreduce, allgather, two channels, and ranks on two nodes.
+tree and hybrid allreduce, allgather, two channels, and ranks on two nodes. Then driven through
+WebDriver (chromium-driver, tests/browser/webdriver.py): arrow keys, Home/End, the buttons and
+play step it, and after each the cells are the text's again.
 Usage: test_explain_html.py CHORUS   (run by ctest, label browser, with /usr/bin/python3)."""
 
 import html.parser
@@ -12,9 +14,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 CHORUS = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 CASES = [
@@ -139,6 +143,57 @@ class ExplainPage(unittest.TestCase):
                     block = text.split(f"round {k}:\n", 1)[1].split("  after round", 1)[0]
                     sends = len(re.findall(r"^  r\d+(?: ch\d+)? -> r\d+|, sent to r\d+", block, re.M))
                     self.assertEqual(len(dom.msgs), sends, f"{what}: arrows")
+
+    def test_stepping_with_keys_and_buttons(self):
+        """Driven as a user drives it (WebDriver through chromium-driver): arrow keys, Home/End, the
+        buttons and play; after each, the round shown and every rank's cells are the text's."""
+        from webdriver import Browser, WebDriverError
+        read = ("return [document.body.dataset.round, document.body.dataset.errors, "
+                "Array.from(document.querySelectorAll('td.cell')).map(function (c) {"
+                " return [+c.dataset.rank, +c.dataset.ch, +c.dataset.col, c.dataset.value]; })];")
+
+        def check(b, text, k, what):
+            rnd, errors, cells = b.script(read)
+            self.assertEqual((rnd, errors), (str(k), ""), what)
+            if k == 0:
+                self.assertTrue(all(v == "." for _, _, _, v in cells), f"{what}: round 0 is not empty")
+                return
+            got = {}
+            for rank, ch, col, v in cells:
+                got.setdefault((rank, ch), {})[col] = v
+            for key, values in text_table(text, k).items():
+                self.assertEqual([got[key].get(i) for i in range(len(values))], values, f"{what}: rank {key}")
+
+        with tempfile.TemporaryDirectory() as tmp:
+            text, page = explain(tmp, "ring", ["-n", "4"])
+            total = rounds_of(text)
+            try:
+                b = Browser()
+            except WebDriverError as e:
+                self.skipTest(str(e))
+            with b:
+                b.open(page)
+                check(b, text, 0, "opened")
+                b.press("ArrowRight", 3)
+                check(b, text, 3, "3 x ArrowRight")
+                b.press("ArrowLeft")
+                check(b, text, 2, "ArrowLeft")
+                b.press("End")
+                check(b, text, total, "End")
+                b.press("Home")
+                check(b, text, 0, "Home")
+                b.click("#fwd")
+                b.click("#fwd")
+                check(b, text, 2, "the forward button twice")
+                b.click("#back")
+                check(b, text, 1, "the back button")
+                b.script("document.getElementById('speed').value = '350';")
+                b.click("#play")
+                deadline = time.time() + 0.35 * total + 10
+                while b.script("return document.body.dataset.round;") != str(total) and time.time() < deadline:
+                    time.sleep(0.2)
+                check(b, text, total, "play to the end")
+                self.assertEqual([m for m in b.console() if m[0] in ("SEVERE", "WARNING")], [], "console")
 
     def test_bad_output_path_is_named(self):
         p = subprocess.run([CHORUS, "explain", "ring", "-n", "3", "--html", "/nonexistent-dir/x.html"],

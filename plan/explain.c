@@ -350,7 +350,7 @@ chorus_result_t verify_explain_json(const plan_t *p, FILE *out, verify_result_t 
   fprintf(out, ",\n \"rank_node\": [");
   for (int i = 0; i < R.n; i++)
     fprintf(out, "%s%d", i ? ", " : "", p->shape.rank_node ? p->shape.rank_node[i] : 0);
-  fprintf(out, "],\n \"in_chunks\": %d, \"cols\": [", R.in_chunks);
+  fprintf(out, "],\n \"in_chunks\": %d, \"out_chunks\": %d, \"cols\": [", R.in_chunks, R.out_chunks);
   for (int i = 0; i < ncols; i++) {
     int b, c;
     explain_col(&R, i, &b, &c);

@@ -22,6 +22,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 CASES = [
+    ("ring", ["-n", "4"]),
+    ("ring", ["-n", "8"]),
+    ("tree", ["-n", "4"]),
+    ("tree", ["-n", "8"]),
+    ("hybrid", ["-n", "8", "--nodes", "2"]),
+    ("rd", ["-n", "4"]),
+    ("rd", ["-n", "8"]),
     ("ring", ["-n", "3"]),
     ("ring", ["-n", "4", "--channels", "2"]),
     ("tree", ["-n", "7"]),
@@ -53,6 +60,18 @@ def text_table(text, k):
     return rows
 
 
+def lower_bound(text):
+    """The least chunks any algorithm must send, all ranks together (per channel), from the text's
+    header: allreduce 2(n-1) x in chunks, allgather (n-1) x out chunks, the others (n-1) x in."""
+    m = re.match(r"\S+ (\w+)(?: \([^)]*\))?: (\d+) ranks?", text)
+    coll, n = m.group(1), int(m.group(2))
+    inn = int(re.search(r"has in\[0\.\.(\d+)\]", text).group(1)) + 1
+    out = int(re.search(r"and out\[0\.\.(\d+)\]", text).group(1)) + 1
+    if n == 1:
+        return ""
+    return 2 * (n - 1) * inn if coll == "allreduce" else (n - 1) * out if coll == "allgather" else (n - 1) * inn
+
+
 def rounds_of(text):
     return int(re.search(r"^done in (\d+) rounds?:", text, re.M).group(1))
 
@@ -62,7 +81,7 @@ class Dom(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.body, self.cells, self.msgs = {}, [], []
+        self.body, self.cells, self.msgs, self.bytes = {}, [], [], {}
         self.panel, self.in_panel = "", False
 
     def handle_data(self, data):
@@ -83,6 +102,8 @@ class Dom(html.parser.HTMLParser):
             style = re.search(r"background:\s*([^;]+)", a.get("style", ""))
             self.cells.append((int(a["data-rank"]), int(a["data-ch"]), int(a["data-col"]), a["data-value"],
                                style.group(1).strip() if style else None))
+        elif tag == "div" and a.get("id") == "bytes":
+            self.bytes = a
         elif tag == "g" and a.get("class") == "msg":
             self.msgs.append((int(a["data-from"]), int(a["data-to"]), int(a["data-ch"])))
 
@@ -143,6 +164,13 @@ class ExplainPage(unittest.TestCase):
                     block = text.split(f"round {k}:\n", 1)[1].split("  after round", 1)[0]
                     sends = len(re.findall(r"^  r\d+(?: ch\d+)? -> r\d+|, sent to r\d+", block, re.M))
                     self.assertEqual(len(dom.msgs), sends, f"{what}: arrows")
+                    # The counter: every send of rounds 1..k (per channel), against the collective's bound.
+                    upto = text.split(f"  after round {k}:", 1)[0]
+                    sent = len(re.findall(r"^  r\d+(?: ch\d+)? -> r\d+|, sent to r\d+", upto, re.M))
+                    nch = int(re.search(r"(\d+) channels?,", text).group(1))
+                    self.assertAlmostEqual(float(dom.bytes.get("data-sent")), sent / nch, places=2,
+                                           msg=f"{what}: chunks sent")
+                    self.assertEqual(dom.bytes.get("data-bound"), str(lower_bound(text)), f"{what}: the bound")
 
     def test_stepping_with_keys_and_buttons(self):
         """Driven as a user drives it (WebDriver through chromium-driver): arrow keys, Home/End, the
@@ -193,6 +221,15 @@ class ExplainPage(unittest.TestCase):
                 while b.script("return document.body.dataset.round;") != str(total) and time.time() < deadline:
                     time.sleep(0.2)
                 check(b, text, total, "play to the end")
+                values = b.script("return Array.from(document.querySelectorAll('td.cell'))"
+                                  ".map(function (c) { return c.dataset.value; });")
+                self.assertTrue(values and all(v == "{0-3}" for v in values), f"play's end: {values}")
+                self.assertIn("This one sends 1.00x that", b.script(
+                    "return document.getElementById('bytes').textContent;"))
+                shot = os.path.join(tmp, "explain-ring.png")
+                b.screenshot(shot)
+                with open(shot, "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", "the screenshot is a PNG")
                 self.assertEqual([m for m in b.console() if m[0] in ("SEVERE", "WARNING")], [], "console")
 
     def test_bad_output_path_is_named(self):

@@ -47,7 +47,8 @@ class Browser:
         caps = {"capabilities": {"alwaysMatch": {
             "browserName": "chrome", "goog:loggingPrefs": {"browser": "ALL"},
             "goog:chromeOptions": {"binary": BROWSER, "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={self.profile}"]}}}}
+                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--window-size=1280,900",
+                f"--user-data-dir={self.profile}"]}}}}
         self.session = self._call("POST", "/session", caps)["sessionId"]
 
     def _call(self, method, path, body=None):
@@ -82,6 +83,12 @@ class Browser:
     def click(self, css):
         el = self._s("POST", "/element", {"using": "css selector", "value": css})
         self._s("POST", f"/element/{list(el.values())[0]}/click", {})
+
+    def screenshot(self, path):
+        """The viewport as a PNG file."""
+        import base64
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(self._s("GET", "/screenshot")))
 
     def console(self):
         """The browser console's messages since the last call (level, text)."""

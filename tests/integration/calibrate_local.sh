@@ -32,23 +32,37 @@ done
 # solutions, so not exactly). Out of sample: no allreduce on more than one
 # rank, no allgather or reduce-scatter is measured -- the experiments
 # validate those -- and the file says what was on its calib_set line.
-grep -q "^  ring broadcast .*1024 KiB .* -> copy_bw " "$dir/out" || fail "no solved copy_bw per size in the report"
-grep -q "^  ring reduce .*1024 KiB .* -> reduce_bw " "$dir/out" || fail "no solved reduce_bw per size"
-grep -q "^  ring broadcast .* -> mem_bw " "$dir/out" || fail "no solved mem_bw in the report"
-grep -q '^  copy_bw *= ".*the model.s rate for the ring broadcast measured' "$dir/cal.lua" ||
-  fail "copy_bw in the written topology is not the solved rate"
 [ "$(grep -c '^ring_broadcast,-1,' "$dir/cal.csv")" = 9 ] || fail "csv: expected 3 sizes x 3 repeats of ring_broadcast"
 [ "$(grep -c '^ring_reduce,-1,' "$dir/cal.csv")" = 9 ] || fail "csv: expected 3 sizes x 3 repeats of ring_reduce"
 ! grep -qE '^ring_(allgather|reducescatter)' "$dir/cal.csv" || fail "csv: a collective the experiments validate was measured"
-grep -q '^-- calib_set: shm ping-pong .*ring broadcast and reduce of 1 4 [0-9]* MiB on 2 ranks (no allreduce' "$dir/cal.lua" ||
-  { grep calib_set "$dir/cal.lua"; fail "no calib_set line naming the measurements"; }
-measured=$(sed -n 's/^  ring broadcast *1024 KiB *\([0-9.]*\) us.*/\1/p' "$dir/out")
-"$chorus" sim broadcast --topo "$dir/cal.lua" --set "ranks=2,cores=$(nproc)" -n 2 -a ring -b 1M -e 1M >"$dir/bc" 2>&1 ||
-  { cat "$dir/bc"; fail "chorus sim broadcast on the written topology"; }
-predicted=$(awk '$1 == 1048576 { print $6 }' "$dir/bc")
-echo "ring broadcast 1 MiB: measured $measured us, predicted $predicted us"
-awk -v m="$measured" -v p="$predicted" 'BEGIN { e = (p - m) / m; exit !(m > 0 && e < 0.35 && e > -0.35) }' ||
-  fail "the solved copy_bw does not give back the measured broadcast (measured $measured us, predicted $predicted us)"
+# On a busy moment (or both ranks on one CPU) the model's fixed costs, fitted
+# then, can exceed the measured broadcast: no rate solves it, and calibrate
+# keeps the kernels' rates and says so in the report and in the file
+# (issue 19: this is what the suite met on a loaded CI run). That outcome is
+# checked as such; otherwise the solved rates are.
+if grep -q "^# warning: copy_bw, reduce_bw and mem_bw are the kernels' rates, not the engine's" "$dir/out"; then
+  echo "calibrate_local: the broadcast and reduce could not be solved on this run; the kernels' rates stay, as the warning says"
+  grep -q "^-- warning: copy_bw, reduce_bw and mem_bw are the kernels' rates" "$dir/cal.lua" ||
+    fail "the written topology does not carry the warning"
+  grep -q '^-- calib_set: shm ping-pong .*1-rank 8 B call (no allreduce' "$dir/cal.lua" &&
+    ! grep -q '^-- calib_set: .*ring broadcast and reduce' "$dir/cal.lua" ||
+    { grep calib_set "$dir/cal.lua"; fail "calib_set names a broadcast that was not used"; }
+else
+  grep -q "^  ring broadcast .*1024 KiB .* -> copy_bw " "$dir/out" || fail "no solved copy_bw per size in the report"
+  grep -q "^  ring reduce .*1024 KiB .* -> reduce_bw " "$dir/out" || fail "no solved reduce_bw per size"
+  grep -q "^  ring broadcast .* -> mem_bw " "$dir/out" || fail "no solved mem_bw in the report"
+  grep -q '^  copy_bw *= ".*the model.s rate for the ring broadcast measured' "$dir/cal.lua" ||
+    fail "copy_bw in the written topology is not the solved rate"
+  grep -q '^-- calib_set: shm ping-pong .*ring broadcast and reduce of 1 4 [0-9]* MiB on 2 ranks (no allreduce' "$dir/cal.lua" ||
+    { grep calib_set "$dir/cal.lua"; fail "no calib_set line naming the measurements"; }
+  measured=$(sed -n 's/^  ring broadcast *1024 KiB *\([0-9.]*\) us.*/\1/p' "$dir/out")
+  "$chorus" sim broadcast --topo "$dir/cal.lua" --set "ranks=2,cores=$(nproc)" -n 2 -a ring -b 1M -e 1M >"$dir/bc" 2>&1 ||
+    { cat "$dir/bc"; fail "chorus sim broadcast on the written topology"; }
+  predicted=$(awk '$1 == 1048576 { print $6 }' "$dir/bc")
+  echo "ring broadcast 1 MiB: measured $measured us, predicted $predicted us"
+  awk -v m="$measured" -v p="$predicted" 'BEGIN { e = (p - m) / m; exit !(m > 0 && e < 0.35 && e > -0.35) }' ||
+    fail "the solved copy_bw does not give back the measured broadcast (measured $measured us, predicted $predicted us)"
+fi
 
 "$chorus" sim allreduce --topo "$dir/cal.lua" -n 2 -b 1M -e 1M >"$dir/sim" 2>&1 ||
   { cat "$dir/sim"; fail "chorus sim could not use the written topology"; }

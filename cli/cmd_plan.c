@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "page.h"
 #include "planner.h"
 #include "verify.h"
 
@@ -269,21 +270,6 @@ int cmd_plan(int argc, char **argv) {
   return 0;
 }
 
-/* The page's template (cli/explain_page.html, built in by cli/embed.cmake). */
-extern const char explain_page[];
-extern const size_t explain_page_len;
-
-/* Write FILE, naming it on failure; 0 or 1. */
-static int write_file(const char *what, const char *path, const char *a, size_t alen, const char *b, size_t blen,
-                      const char *c, size_t clen) {
-  FILE *f = fopen(path, "w");
-  if (!f) return fprintf(stderr, "chorus explain: %s %s: %s\n", what, path, strerror(errno)), 1;
-  int bad = fwrite(a, 1, alen, f) != alen || fwrite(b, 1, blen, f) != blen || fwrite(c, 1, clen, f) != clen;
-  bad |= fclose(f) != 0;
-  if (bad) return fprintf(stderr, "chorus explain: %s %s: %s\n", what, path, strerror(errno)), 1;
-  return 0;
-}
-
 /* --json and --html: the rounds as JSON, and the page with them inside. */
 static int write_pages(const args_t *a, const plan_t *p) {
   char *json = NULL;
@@ -298,23 +284,15 @@ static int write_pages(const args_t *a, const plan_t *p) {
     fprintf(stderr, "chorus explain: %s\n", res.msg);
     rc = 1;
   }
-  if (!rc && a->json) rc = write_file("--json", a->json, json, len, "", 0, "", 0);
+  if (!rc && a->json) {
+    FILE *f = fopen(a->json, "w");
+    int bad = !f || fwrite(json, 1, len, f) != len;
+    if (f) bad |= fclose(f) != 0;
+    if (bad) rc = (fprintf(stderr, "chorus explain: --json %s: %s\n", a->json, strerror(errno)), 1);
+  }
   if (!rc && a->html) {
-    /* Inside <script>, "</" would end the script: JSON allows "<\/". */
-    char *safe = malloc(2 * len + 1), *o = safe;
-    if (!safe) rc = (fprintf(stderr, "chorus explain: out of memory\n"), 1);
-    for (size_t i = 0; safe && i < len; i++) {
-      if (json[i] == '<' && i + 1 < len && json[i + 1] == '/') *o++ = '<', *o++ = '\\';
-      else *o++ = json[i];
-    }
-    const char *marker = "@CHORUS_EXPLAIN_JSON@", *at = strstr(explain_page, marker);
-    if (!rc && !at) rc = (fprintf(stderr, "chorus explain: the built-in page has no %s\n", marker), 1);
-    if (!rc) {
-      size_t head = (size_t)(at - explain_page), skip = head + strlen(marker);
-      rc = write_file("--html", a->html, explain_page, head, safe, (size_t)(o - safe), at + strlen(marker),
-                      explain_page_len - skip);
-    }
-    free(safe);
+    const char *mark = "@CHORUS_EXPLAIN_JSON@", *data = json;
+    rc = page_write("explain", "--html", a->html, explain_page, explain_page_len, 1, &mark, &data, &len);
   }
   free(json);
   return rc;

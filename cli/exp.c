@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "csv.h"
 #include "exp_report.h"
 #include "params.h"
 #include "sandbox.h"
@@ -592,13 +593,12 @@ static int read_csv(const char *path, size_t *bytes, double *busbw, int max, int
   char line[1024];
   int col_size = -1, col_bw = -1, col_ip = -1, col_nodes = -1, n = 0;
   if (fgets(line, sizeof line, f)) {
-    int i = 0;
-    for (char *tok = strtok(line, ",\n"); tok; tok = strtok(NULL, ",\n"), i++) {
-      if (!strcmp(tok, "size_bytes")) col_size = i;
-      if (!strcmp(tok, "busbw_GBps")) col_bw = i;
-      if (!strcmp(tok, "inplace")) col_ip = i;
-      if (!strcmp(tok, "nnodes")) col_nodes = i;
-    }
+    char *head[32];
+    int nh = csv_split(line, head, 32);
+    col_size = csv_column(head, nh, "size_bytes");
+    col_bw = csv_column(head, nh, "busbw_GBps");
+    col_ip = csv_column(head, nh, "inplace");
+    col_nodes = csv_column(head, nh, "nnodes");
   }
   if (col_size < 0 || col_bw < 0) {
     fclose(f);
@@ -606,14 +606,7 @@ static int read_csv(const char *path, size_t *bytes, double *busbw, int max, int
   }
   while (n < max && fgets(line, sizeof line, f)) {
     char *fields[32];
-    int nf = 0;
-    for (char *p = line; nf < 32;) {
-      fields[nf++] = p;
-      char *q = strchr(p, ',');
-      if (!q) break;
-      *q = 0;
-      p = q + 1;
-    }
+    int nf = csv_split(line, fields, 32);
     if (nf <= col_size || nf <= col_bw) continue;
     if (col_ip >= 0 && nf > col_ip && atoi(fields[col_ip]) != 0) continue;
     bytes[n] = (size_t)strtoull(fields[col_size], NULL, 10);

@@ -20,6 +20,7 @@
 #include "busbw.h"
 #include "chorus.h"
 #include "comm.h"
+#include "csv.h"
 #include "cuda_exec.h"
 #include "exec.h"
 #include "kernels.h"
@@ -84,12 +85,10 @@ static int load_baseline(perf_opts_t *o) {
     return fprintf(stderr, "chorus perf: --baseline %s: empty (a file written by --csv or --baseline expected)\n",
                    o->baseline), 2;
   }
-  for (int k = 0; k < BASE_NCOLS; k++) col[k] = -1;
-  for (char *save = NULL, *tok = strtok_r(line, ",\r\n", &save); tok; tok = strtok_r(NULL, ",\r\n", &save), ncols++)
-    for (int k = 0; k < BASE_NCOLS; k++)
-      if (!strcmp(tok, base_cols[k])) col[k] = ncols;
+  char *head[32];
+  ncols = csv_split(line, head, 32);
   for (int k = 0; k < BASE_NCOLS; k++)
-    if (col[k] < 0) {
+    if ((col[k] = csv_column(head, ncols, base_cols[k])) < 0) {
       fclose(f);
       return fprintf(stderr, "chorus perf: --baseline %s:1: no column '%s' (a file written by --csv expected)\n",
                      o->baseline, base_cols[k]), 2;
@@ -98,16 +97,7 @@ static int load_baseline(perf_opts_t *o) {
     lineno++;
     if (line[0] == '\n' || line[0] == '#') continue;
     char *field[32];
-    int nf = 0;
-    for (char *p = line; nf < 32;) {
-      field[nf++] = p;
-      char *c = strpbrk(p, ",\r\n");
-      if (!c) break;
-      int last = *c != ',';
-      *c = 0;
-      if (last) break;
-      p = c + 1;
-    }
+    int nf = csv_split(line, field, 32);
     if (nf < ncols) {
       st = (fprintf(stderr, "chorus perf: --baseline %s:%d: %d fields, the header has %d\n", o->baseline, lineno, nf,
                    ncols), 2);

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const char timeline_page[];
-extern const size_t timeline_page_len;
+#include "page.h"
 
 /* The whole of a trace file, checked to be one (Chrome/Perfetto JSON with
  * traceEvents); NULL after saying why. */
@@ -37,14 +36,6 @@ static char *read_trace(const char *what, const char *path, size_t *len) {
   }
   *len = n;
   return buf;
-}
-
-/* Inside <script>, "</" would end it: JSON allows "<\/". */
-static void put_json(FILE *f, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    if (s[i] == '<' && i + 1 < n && s[i + 1] == '/') fputs("<\\", f);
-    else fputc(s[i], f);
-  }
 }
 
 int cmd_timeline(int argc, char **argv) {
@@ -79,30 +70,9 @@ int cmd_timeline(int argc, char **argv) {
     return 1;
   }
   const char *marks[2] = {"@CHORUS_MEASURED_JSON@", "@CHORUS_PREDICTED_JSON@"};
-  const char *at[2] = {strstr(timeline_page, marks[0]), strstr(timeline_page, marks[1])};
-  int rc = 0;
-  FILE *f = at[0] && at[1] && at[0] < at[1] ? fopen(html, "w") : NULL;
-  if (!at[0] || !at[1] || at[0] > at[1]) {
-    fprintf(stderr, "chorus timeline: the built-in page lacks its markers\n");
-    rc = 1;
-  } else if (!f) {
-    fprintf(stderr, "chorus timeline: --html %s: %s\n", html, strerror(errno));
-    rc = 1;
-  } else {
-    fwrite(timeline_page, 1, (size_t)(at[0] - timeline_page), f);
-    put_json(f, text[0], len[0]);
-    const char *mid = at[0] + strlen(marks[0]);
-    fwrite(mid, 1, (size_t)(at[1] - mid), f);
-    put_json(f, text[1], len[1]);
-    const char *rest = at[1] + strlen(marks[1]);
-    fwrite(rest, 1, timeline_page_len - (size_t)(rest - timeline_page), f);
-    if (fclose(f) != 0) {
-      fprintf(stderr, "chorus timeline: --html %s: %s\n", html, strerror(errno));
-      rc = 1;
-    } else {
-      printf("chorus timeline: %s (measured %s, predicted %s)\n", html, files[0], files[1]);
-    }
-  }
+  const char *data[2] = {text[0], text[1]};
+  int rc = page_write("timeline", "--html", html, timeline_page, timeline_page_len, 2, marks, data, len);
+  if (!rc) printf("chorus timeline: %s (measured %s, predicted %s)\n", html, files[0], files[1]);
   free(text[0]);
   free(text[1]);
   return rc;

@@ -132,9 +132,6 @@ def get_unique_id():
 
 # --- buffers -------------------------------------------------------------
 
-_NUMPY_KIND = {"int8": "int8", "uint8": "uint8", "int32": "int32", "uint32": "uint32", "int64": "int64",
-               "uint64": "uint64", "float16": "float16", "bfloat16": "bfloat16", "float32": "float32",
-               "float64": "float64"}
 _TORCH_KIND = {"torch.int8": "int8", "torch.uint8": "uint8", "torch.int32": "int32", "torch.int64": "int64",
                "torch.float16": "float16", "torch.bfloat16": "bfloat16", "torch.float32": "float32",
                "torch.float64": "float64"}
@@ -162,7 +159,7 @@ def _buffer(obj, what, writable):
                              f"pass x.contiguous() and copy the result back")
         b.ptr, b.count = obj.data_ptr(), obj.numel()
     elif mod == "numpy" and hasattr(obj, "__array_interface__"):
-        dtype = _NUMPY_KIND.get(obj.dtype.name)
+        dtype = obj.dtype.name if obj.dtype.name in _DTYPE_CODE else None  # numpy names are Chorus's
         if dtype is None or obj.dtype.byteorder == ">":
             raise TypeError(f"{what}: numpy dtype {obj.dtype} is not one Chorus reduces (native-endian "
                             f"{', '.join(DTYPES)})")

@@ -424,15 +424,25 @@ static int take_pending(boot_t *b, int peer, uint32_t tag, int keep, int *from, 
   return 0;
 }
 
-/* A queued BOOT_TAG_FAILED message becomes this wait's error. */
+/* A queued BOOT_TAG_FAILED message becomes this wait's error; so does a
+ * queued mismatch report (its text is the reporter's to give). */
 static int failure_pending(boot_t *b, int peer, uint32_t tag) {
   char text[600];
   size_t len = sizeof text - 1;
   int from;
-  if (peer < 0 || tag == BOOT_TAG_FAILED || !take_pending(b, -1, BOOT_TAG_FAILED, 1, &from, text, &len)) return 0;
-  text[len < sizeof text ? len : sizeof text - 1] = 0;
-  err_set(chorus_remote_error, "rank %d failed while this rank waited for rank %d: %s", from, peer, text);
-  return 1;
+  if (peer < 0 || tag == BOOT_TAG_FAILED || tag == BOOT_TAG_MISMATCH) return 0;
+  if (take_pending(b, -1, BOOT_TAG_FAILED, 1, &from, text, &len)) {
+    text[len < sizeof text ? len : sizeof text - 1] = 0;
+    err_set(chorus_remote_error, "rank %d failed while this rank waited for rank %d: %s", from, peer, text);
+    return 1;
+  }
+  len = sizeof text;
+  if (take_pending(b, -1, BOOT_TAG_MISMATCH, 1, &from, text, &len)) {
+    err_set(chorus_remote_error, "rank %d found that the ranks made different calls while this rank waited for "
+            "rank %d", from, peer);
+    return 1;
+  }
+  return 0;
 }
 
 /* peer -1: from any rank. Accepts what is already queued on the listener
@@ -516,4 +526,13 @@ chorus_result_t boot_peek_any(boot_t *b, uint32_t tag, int *from, void *data, si
 
 chorus_result_t boot_peek_queued(boot_t *b, uint32_t tag, int *from, void *data, size_t *len) {
   return take(b, -1, tag, 1, from, data, len, -1);
+}
+
+int boot_scan_queued(boot_t *b, uint32_t lo, uint32_t hi, boot_scan_fn fn, void *arg) {
+  if (pthread_mutex_trylock(&b->lock) != 0) return 0;
+  int r = 0;
+  for (pending_t *p = b->queue; p && !r; p = p->next)
+    if (p->tag >= lo && p->tag <= hi) r = fn(arg, p->from, p->tag, p->data, p->len);
+  pthread_mutex_unlock(&b->lock);
+  return r;
 }

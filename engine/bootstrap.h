@@ -75,6 +75,11 @@ chorus_result_t boot_peek_any(boot_t *b, uint32_t tag, int *from, void *data, si
 /* Same, without waiting: only what has already arrived, and nothing when
  * another thread is inside a receive (chorus_timeout then). */
 chorus_result_t boot_peek_queued(boot_t *b, uint32_t tag, int *from, void *data, size_t *len);
+/* Calls fn on each message already queued (not taken) whose tag lies in
+ * [lo, hi], in arrival order, until fn returns nonzero, which it returns;
+ * without waiting, and 0 when another thread is inside a receive. */
+typedef int (*boot_scan_fn)(void *arg, int from, uint32_t tag, const void *data, size_t len);
+int boot_scan_queued(boot_t *b, uint32_t lo, uint32_t hi, boot_scan_fn fn, void *arg);
 /* Whether `peer` still listens: 1 it took a (BOOT_TAG_PROBE) message, 0 it
  * refused (its process ended or closed its communicator), -1 no answer
  * within timeout_s (unreachable, or too busy to say). */
@@ -84,6 +89,10 @@ int boot_probe(boot_t *b, int peer, double timeout_s);
  * its own (a peer died, a timeout, a refused connection) sends every rank
  * BOOT_TAG_FAILED with the text of its error (a string); see comm_fail. */
 #define BOOT_TAG_FAILED 0x20000001u
+/* mismatch.c's reports; one queued for a rank also ends its waits for a
+ * peer's message (chorus_remote_error): the ranks made different calls, and
+ * the message awaited may never come. */
+#define BOOT_TAG_MISMATCH 0x20000000u
 #define BOOT_TAG_PROBE 0x20000002u
 
 #endif

@@ -440,22 +440,70 @@ typedef struct {
   uint64_t step_bytes;
   uint32_t len;
   char desc[TR_DESC_MAX];
+  comm_desc_t call; /* the collective call that needs the connection (tag 0: send/recv) */
 } link_msg_t;
 
 static uint32_t link_tag(int channel, int from_sender) { return 0x10000000u | (uint32_t)channel << 2 | (from_sender ? 1 : 2); }
+#define LINK_TAG_LAST (0x10000000u | (uint32_t)COMM_CONN_SLOTS << 2 | 3)
 
-static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links, int nlinks);
+/* How often a rank waiting for a set-up message looks at the others queued. */
+#define LINK_LOOK_S 0.01
+
+typedef struct {
+  const comm_desc_t *call;
+  int from, channel;
+  uint32_t tag;
+} foreign_t;
+
+/* A queued set-up message a peer made for another call of this call's
+ * number: its call differs (boot_scan_fn). */
+static int foreign_link(void *arg, int from, uint32_t tag, const void *data, size_t len) {
+  foreign_t *f = arg;
+  link_msg_t m;
+  if (len != sizeof m) return 0;
+  memcpy(&m, data, sizeof m);
+  if (!m.call.tag || m.call.seq != f->call->seq || m.call.tag == f->call->tag) return 0;
+  f->from = from, f->channel = (int)((tag & 0xffffu) >> 2), f->tag = m.call.tag;
+  return 1;
+}
+
+/* The set-up message of link l from its peer. While it waits for a
+ * collective call (`call`), a set-up message another peer made for another
+ * call of this number is a mismatch: the peer awaited may be waiting on
+ * set-ups of its own call that never come (ranks that disagree on a
+ * broadcast's root connect different pairs). Then f says which, and this
+ * and later waits only take what is already here (chorus_timeout). */
+static chorus_result_t recv_link(chorus_comm_t *c, const comm_link_t *l, const comm_desc_t *call, link_msg_t *m,
+                                 size_t *len, double timeout, foreign_t *f) {
+  double end = tr_now() + (f->from >= 0 ? 0 : timeout);
+  uint32_t tag = link_tag(l->channel, !l->is_send);
+  for (;;) {
+    double left = end - tr_now();
+    size_t n = *len;
+    chorus_result_t res = boot_recv(c->boot, l->peer, tag, m, &n, call && left > LINK_LOOK_S ? LINK_LOOK_S : left);
+    if (res != chorus_timeout || !call || f->from >= 0) {
+      *len = n;
+      return res;
+    }
+    if (boot_scan_queued(c->boot, link_tag(0, 1), LINK_TAG_LAST, foreign_link, f)) return chorus_timeout;
+    if (tr_now() >= end)
+      return err_set(chorus_timeout, "rank %d: no setup message %#x from rank %d within %.0f s", c->rank, tag, l->peer,
+                     timeout);
+  }
+}
+
+static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links, int nlinks, const comm_desc_t *call);
 
 /* Connection set-up is a wait on peers too: a hang report shows it. */
-chorus_result_t comm_connect(chorus_comm_t *c, const comm_link_t *links, int nlinks) {
+chorus_result_t comm_connect(chorus_comm_t *c, const comm_link_t *links, int nlinks, const comm_desc_t *call) {
   c->connecting = 1;
-  chorus_result_t res = connect_links(c, links, nlinks);
+  chorus_result_t res = connect_links(c, links, nlinks, call);
   if (res == chorus_timeout) hang_dump(c, "timeout");
   c->connecting = 0;
   return res;
 }
 
-static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links, int nlinks) {
+static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links, int nlinks, const comm_desc_t *call) {
   chorus_result_t res = chorus_success;
   double timeout = (double)param_int(PARAM_TIMEOUT);
   int fresh[nlinks > 0 ? nlinks : 1];
@@ -479,6 +527,7 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
     tr_args_t a = {.rank = c->rank, .peer = l->peer, .channel = l->channel, .step_bytes = c->geom.step_bytes,
                    .secret = boot_secret(c->boot), .stop = &c->stop, .ifaddr = boot_addr(c->boot)};
     link_msg_t m = {.magic = BOOT_MAGIC, .transport = same ? 0 : 1, .step_bytes = c->geom.step_bytes};
+    if (call) m.call = *call;
     size_t len = 0;
     res = l->is_send ? cn->tr->send_setup(cn, &a, m.desc, &len) : cn->tr->recv_setup(cn, &a, m.desc, &len);
     if (res != chorus_success) return comm_fail(c, res, "rank %d: %s connection to rank %d channel %d: %s", c->rank,
@@ -489,16 +538,24 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
   }
   /* Pass 2 connects senders (never waits on a peer's progress), pass 3
    * accepts on receivers: in this order no two ranks can wait on each other. */
+  /* Once a mismatch is found (f), the senders whose peers' set-ups are
+   * here still connect, so that the abort of the report reaches the peers
+   * that went on to wait for data; receivers, which would wait, do not. */
+  foreign_t f = {.call = call, .from = -1};
   for (int pass = 0; pass < 2; pass++) {
     for (int k = 0; k < nfresh; k++) {
       const comm_link_t *l = &links[fresh[k]];
-      if (l->is_send != (pass == 0)) continue;
+      if (l->is_send != (pass == 0) || (f.from >= 0 && !l->is_send)) continue;
       tr_conn_t *cn = comm_conn(c, l->peer, l->channel, l->is_send);
       link_msg_t m;
       size_t len = sizeof m;
-      res = boot_recv(c->boot, l->peer, link_tag(l->channel, !l->is_send), &m, &len, timeout);
-      if (res == chorus_remote_error) /* another rank failed first and said why */
-        return comm_fail_after(c, res, "rank %d: connecting to rank %d: %s", c->rank, l->peer, chorus_last_error());
+      res = recv_link(c, l, call, &m, &len, timeout, &f);
+      if (res == chorus_timeout && f.from >= 0) continue;
+      if (res == chorus_remote_error) { /* another rank failed first and said why, or found a mismatch */
+        comm_fail_after(c, res, "rank %d: connecting to rank %d: %s", c->rank, l->peer, chorus_last_error());
+        mismatch_listen(c);
+        return c->error;
+      }
       if (res != chorus_success)
         return comm_fail(c, res, "rank %d: connecting to rank %d: %s", c->rank, l->peer, chorus_last_error());
       if (len != sizeof m || m.magic != BOOT_MAGIC || m.step_bytes != c->geom.step_bytes ||
@@ -507,6 +564,10 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
                          "rank %d and rank %d disagree on the connection (CHORUS_BUFFSIZE %zu vs %llu, or "
                          "CHORUS_SHM_DISABLE differs)",
                          c->rank, l->peer, c->geom.buffsize, (unsigned long long)m.step_bytes * GEOM_NSTEPS);
+      if (call && m.call.tag && m.call.tag != call->tag) { /* the peer connects for another call */
+        if (f.from < 0) f.from = l->peer, f.channel = l->channel, f.tag = m.call.tag;
+        continue;
+      }
       tr_args_t a = {.rank = c->rank, .peer = l->peer, .channel = l->channel, .step_bytes = c->geom.step_bytes,
                      .secret = boot_secret(c->boot), .stop = &c->stop, .ifaddr = boot_addr(c->boot)};
       res = l->is_send ? cn->tr->send_connect(cn, &a, m.desc, m.len) : cn->tr->recv_connect(cn, &a, m.desc, m.len);
@@ -516,6 +577,7 @@ static chorus_result_t connect_links(chorus_comm_t *c, const comm_link_t *links,
                 cn->tr->name, l->is_send ? "to" : "from", l->peer, l->channel);
     }
   }
+  if (f.from >= 0) return mismatch_report(c, f.channel, f.from, call, f.tag);
   return chorus_success;
 }
 

@@ -105,14 +105,16 @@ chorus_result_t comm_fail_after(chorus_comm_t *c, chorus_result_t r, const char 
  * still answers. Returns the error. */
 chorus_result_t comm_peer_failed(chorus_comm_t *c, const tr_conn_t *cn, const char *at);
 
-/* The connection (peer, channel, direction), making it — with the peer doing
- * the same in its call — when it does not exist yet. `need` lists pairs
- * (peer, channel*2+is_send); all are set up together so that the exchange
- * cannot deadlock. */
+/* Make the connections (peer, channel, direction) in `links` that do not
+ * exist yet, with each peer doing the same in its call; all are set up
+ * together so that the exchange cannot deadlock. `call`: the collective
+ * call that needs them (NULL for send/recv); a peer whose set-up message
+ * names another call is a mismatch, reported as mismatch.h says. A rank
+ * told of a mismatch while it waits for a set-up stops waiting. */
 typedef struct {
   int peer, channel, is_send;
 } comm_link_t;
-chorus_result_t comm_connect(chorus_comm_t *c, const comm_link_t *links, int nlinks);
+chorus_result_t comm_connect(chorus_comm_t *c, const comm_link_t *links, int nlinks, const comm_desc_t *call);
 
 static inline tr_conn_t *comm_conn(chorus_comm_t *c, int peer, int channel, int is_send) {
   return c->conns[((size_t)peer * COMM_CONN_SLOTS + channel) * 2 + is_send];

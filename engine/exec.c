@@ -282,7 +282,7 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
   const plan_t *p = j->plan;
   exec_chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->geom.step_bytes, .where = &c->where[ch]};
   x.g = geom_chan(&j->g, ch);
-  if (!x.g.part_len) return chorus_success;
+  if (!x.g.part_len && (j->g.count || ch)) return chorus_success; /* see exec_coll for a count of 0 */
   x.scratch = c->x.scratch[ch];
   x.slen = p->scratch_chunks ? (size_t *)(x.scratch + (size_t)p->scratch_chunks * c->geom.chunk_bytes) : NULL;
   const plan_prog_t *prog = plan_prog(p, c->rank, ch);
@@ -292,7 +292,8 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
   x.where->active = 1;
   x.tracing = c->x.trace_path[0] != 0;
   uint32_t iter = 0;
-  for (x.base = 0; x.base < x.g.part_len; x.base += per_iter, iter++) {
+  x.base = 0;
+  do { /* at least once: a call of 0 elements runs one slice of empty steps */
     for (uint32_t i = 0; i < prog->count; i++) {
       x.where->op_index = (int)i;
       if (x.tracing) {
@@ -308,7 +309,8 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
       chorus_result_t res = run_op(&x, &ops[i]);
       TRY(res); /* where stays: a report after the failure shows it */
     }
-  }
+    x.base += per_iter, iter++;
+  } while (x.base < x.g.part_len);
   x.where->active = 0;
   TRY(check_sends(&x, prog, ops));
   if (j->call->op == chorus_avg && plan_coll_reduces(j->call->coll) && j->out &&
@@ -415,12 +417,17 @@ static chorus_result_t grow(chorus_comm_t *c, void **buf, size_t *size, size_t w
   return chorus_success;
 }
 
+/* The plan of algo (from the memo, else planned, proved and memoized) and
+ * its scratch; *memo: its memo entry (NULL when the memo is full). Its
+ * connections are made by connect_plan, once the call's tag is known. */
 static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, const char *algo, int nch,
-                                const plan_t **out) {
+                                const plan_t **out, exec_memo_t **memo) {
+  *memo = NULL;
   for (int i = 0; i < c->x.nmemo; i++) {
     exec_memo_t *m = &c->x.memo[i];
     if (m->coll == coll && m->root == root && m->nchannels == nch && !strcmp(m->algo, algo)) {
       *out = m->plan;
+      *memo = m;
       return chorus_success;
     }
   }
@@ -439,8 +446,28 @@ static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, 
             plan_prog(p, c->rank, 0)->count, (tr_now() - t0) * 1e3);
   /* A CUDA communicator's kernels use device connections and scratch
    * (cuda_exec.c): no host connections, no host scratch. */
-  if (c->cuda) goto memo;
-  /* Make its connections; every rank does so in the same call. */
+  if (p->scratch_chunks && !c->cuda) {
+    for (int ch = 0; ch < p->nchannels; ch++) {
+      size_t want = (size_t)p->scratch_chunks * (c->geom.chunk_bytes + sizeof(size_t));
+      TRY(grow(c, &c->x.scratch[ch], &c->x.scratch_size[ch], want));
+    }
+  }
+  if (c->x.nmemo < EXEC_MEMO) {
+    exec_memo_t *m = &c->x.memo[c->x.nmemo++];
+    *m = (exec_memo_t){.plan = p, .coll = coll, .root = root, .nchannels = nch};
+    snprintf(m->algo, sizeof m->algo, "%s", algo);
+    *memo = m;
+  }
+  *out = p;
+  return chorus_success;
+}
+
+/* Make plan p's connections that do not exist yet; every rank does so in
+ * the same call. Each set-up message carries the call (`call`), so ranks
+ * whose calls differ, and so would wait on set-ups that never come (a
+ * broadcast whose ranks disagree on the root), find it out here. */
+static chorus_result_t connect_plan(chorus_comm_t *c, const plan_t *p, const comm_desc_t *call) {
+  if (c->cuda) return chorus_success;
   int cap = 0;
   for (int ch = 0; ch < p->nchannels; ch++) cap += 2 * (int)plan_prog(p, c->rank, ch)->count;
   comm_link_t *links = malloc(sizeof *links * (cap ? cap : 1));
@@ -453,23 +480,9 @@ static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, 
       if (plan_op_sends(ops[i].code)) links[n++] = (comm_link_t){ops[i].send_peer, ch, 1};
     }
   }
-  res = comm_connect(c, links, n);
+  chorus_result_t res = comm_connect(c, links, n, call);
   free(links);
-  TRY(res);
-  if (p->scratch_chunks) {
-    for (int ch = 0; ch < p->nchannels; ch++) {
-      size_t want = (size_t)p->scratch_chunks * (c->geom.chunk_bytes + sizeof(size_t));
-      TRY(grow(c, &c->x.scratch[ch], &c->x.scratch_size[ch], want));
-    }
-  }
-memo:
-  if (c->x.nmemo < EXEC_MEMO) {
-    exec_memo_t *m = &c->x.memo[c->x.nmemo++];
-    *m = (exec_memo_t){.plan = p, .coll = coll, .root = root, .nchannels = nch};
-    snprintf(m->algo, sizeof m->algo, "%s", algo);
-  }
-  *out = p;
-  return chorus_success;
+  return res;
 }
 
 static chorus_result_t check_call(chorus_comm_t *c, const comm_call_t *k) {
@@ -541,6 +554,14 @@ static void choose(chorus_comm_t *c, const comm_call_t *k, size_t bytes, char *a
   } else {
     tune_select(k->coll, c->nranks, c->nlocal, bytes, algo, algolen, nch);
   }
+  /* A call of 0 elements runs empty steps to find a rank whose call differs
+   * (exec_coll); it can only meet the others' steps on their plan, which
+   * their count chose. The last call with data is the best guess there is
+   * (a bucket that is empty on one rank only). */
+  if (!k->count && c->x.last_with_data[k->coll].algo[0]) {
+    str_copy(algo, algolen, c->x.last_with_data[k->coll].algo);
+    *nch = c->x.last_with_data[k->coll].nchannels;
+  }
   if (env_forced) str_copy(algo, algolen, env_algo);
   if (c->x.force_algo[0]) str_copy(algo, algolen, c->x.force_algo);
   /* On a GPU a channel is a thread block: the CPU cost model's count is far
@@ -560,15 +581,15 @@ static void choose(chorus_comm_t *c, const comm_call_t *k, size_t bytes, char *a
  * this collective at all (as with NCCL_ALGO: -a direct still lets the
  * harness's own allreduce run). algo becomes the one used. */
 static chorus_result_t plan_for(chorus_comm_t *c, const comm_call_t *k, char *algo, size_t algolen, int nch,
-                                int forced, const plan_t **p) {
+                                int forced, const plan_t **p, exec_memo_t **memo) {
   int root = plan_coll_rooted(k->coll) ? k->root : 0;
-  chorus_result_t res = get_plan(c, k->coll, root, algo, nch, p);
+  chorus_result_t res = get_plan(c, k->coll, root, algo, nch, p, memo);
   int lacks = res != chorus_success && strstr(chorus_last_error(), "does not implement") != NULL;
   if (res != chorus_success && (!forced || lacks) && strcmp(algo, tune_fallback(k->coll)) != 0) {
     LOG_INFO_("TUNE", "%s for %s declined (%s); using %s", algo, chorus_coll_name(k->coll), chorus_last_error(),
               tune_fallback(k->coll));
     snprintf(algo, algolen, "%s", tune_fallback(k->coll));
-    res = get_plan(c, k->coll, root, algo, nch, p);
+    res = get_plan(c, k->coll, root, algo, nch, p, memo);
   }
   if (res != chorus_success)
     return comm_fail(c, res, "rank %d: no plan for %s with algorithm '%s' on %d ranks: %s", c->rank,
@@ -665,7 +686,14 @@ chorus_result_t exec_trace_next(chorus_comm_t *c, const char *path) {
 
 static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
   ++c->seq;
-  if (!k->count) return chorus_success;
+  /* A call of 0 elements still runs its plan, one slice of empty steps on
+   * channel 0 (run_channel): each carries the call's tag, so a rank whose
+   * count is not 0 and the one whose is both see that the calls differ,
+   * where returning at once left the others waiting until the timeout.
+   * When every rank passes 0 that costs the plan's latency once. One rank
+   * alone, and a GPU communicator (its kernels are not cut this way),
+   * return at once. */
+  if (!k->count && (c->nranks == 1 || c->cuda)) return chorus_success;
   size_t es = chorus_dtype_size(k->dt);
   int in_units, out_units;
   plan_coll_units(k->coll, c->nranks, &in_units, &out_units);
@@ -673,12 +701,20 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
   char algo[64];
   int nch, forced;
   const plan_t *p;
+  exec_memo_t *memo;
   choose(c, k, bytes, algo, sizeof algo, &nch, &forced);
-  TRY(plan_for(c, k, algo, sizeof algo, nch, forced, &p));
+  TRY(plan_for(c, k, algo, sizeof algo, nch, forced, &p, &memo));
   str_copy(c->x.last_algo, sizeof c->x.last_algo, algo);
   c->x.last_nchannels = p->nchannels;
+  if (k->count) {
+    str_copy(c->x.last_with_data[k->coll].algo, sizeof c->x.last_with_data[k->coll].algo, algo);
+    c->x.last_with_data[k->coll].nchannels = nch;
+  }
 
-  exec_job_t j = {.comm = c, .plan = p, .call = k, .in = k->sendbuf, .out = k->recvbuf,
+  /* Buffers of a call of 0 elements may be NULL: its empty steps point here. */
+  static char no_data[GEOM_ALIGN];
+  exec_job_t j = {.comm = c, .plan = p, .call = k, .in = k->count ? k->sendbuf : no_data,
+                  .out = k->count ? k->recvbuf : no_data,
                   .g = geom_call(k->count, es, p->nchannels, p->nchunks, &c->geom),
                   .timeout = (double)param_int(PARAM_TIMEOUT)};
   /* The tag covers the algorithm and channels too: ranks that chose
@@ -689,6 +725,10 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
   str_copy(j.desc.algo, sizeof j.desc.algo, algo);
   mismatch_record(c, &j.desc);
   j.tag = j.desc.tag;
+  if (!memo || !memo->connected) {
+    TRY(connect_plan(c, p, &j.desc));
+    if (memo) memo->connected = 1;
+  }
   long every = param_int(PARAM_CONFIRM_SENDS);
   j.confirm = every > 0 && c->seq % (uint32_t)every == 0;
   TRY(stage_input(c, k, k->count * es * (size_t)in_units, k->count * es * (size_t)out_units, &j));
@@ -722,7 +762,7 @@ static chorus_result_t p2p_prepare(chorus_comm_t *c, const comm_call_t *calls, i
   int m = 0;
   for (int i = 0; i < ncalls; i++)
     if (calls[i].kind != CALL_COLL) links[m++] = (comm_link_t){calls[i].root, COMM_P2P_CHANNEL, calls[i].kind == CALL_SEND};
-  TRY(comm_connect(c, links, n));
+  TRY(comm_connect(c, links, n, NULL));
   m = 0;
   for (int i = 0; i < ncalls; i++) {
     const comm_call_t *k = &calls[i];

@@ -32,6 +32,7 @@ typedef struct {
   const plan_t *plan;
   chorus_coll_t coll;
   int root, nchannels;
+  int connected; /* its connections are made (in the first call that used it) */
   char algo[64];
 } exec_memo_t;
 
@@ -58,6 +59,12 @@ typedef struct {
   char force_algo[64];
   int force_nchannels;
   char last_algo[64];
+  /* Per collective, the algorithm and channels of its last call with data:
+   * a call of 0 elements uses them (exec.c, choose). */
+  struct {
+    char algo[64];
+    int nchannels;
+  } last_with_data[chorus_num_collectives];
   int last_nchannels;
   /* exec_trace_next: the file for the next collective's ops, and per
    * channel the ops recorded while it runs. */

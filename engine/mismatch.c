@@ -1,6 +1,6 @@
 /* mismatch.c -- both calls of a mismatch, on every rank (see mismatch.h).
  *
- * Messages (bootstrap tag MM_TAG, one fixed-size struct):
+ * Messages (BOOT_TAG_MISMATCH, one fixed-size struct):
  *   ASK     noticer -> sender:  "I make call a; your step had tag seen"
  *   ANSWER  sender -> noticer:  "my call with that tag was b (found)"
  *   COMING  noticer -> others:  "a NOTE will follow" (before the abort)
@@ -19,7 +19,6 @@
 #include "log.h"
 #include "params.h"
 
-#define MM_TAG 0x20000000u
 enum { MM_ASK = 1, MM_ANSWER, MM_NOTE, MM_COMING };
 
 typedef struct {
@@ -81,7 +80,7 @@ static void explain(chorus_comm_t *c, int ra, const comm_desc_t *a, int rb, cons
     snprintf(db, sizeof db, "did not say which call it made (it may have finished its call, or died)");
   } else if (found) {
     mismatch_desc_str(b, db, sizeof db);
-  } else if (b->count) {
+  } else if (b->seq) {
     mismatch_desc_str(b, now, sizeof now);
     snprintf(db, sizeof db, "a call it no longer remembers (it is now at %s)", now);
   } else {
@@ -111,7 +110,7 @@ static void post(chorus_comm_t *c, int peer, uint32_t tag, const void *m, size_t
 
 static const comm_desc_t *find(const chorus_comm_t *c, uint32_t tag) {
   for (int i = 0; i < COMM_HIST; i++)
-    if (c->hist[i].tag == tag && c->hist[i].count) return &c->hist[i];
+    if (c->hist[i].tag == tag && c->hist[i].seq) return &c->hist[i];
   return NULL;
 }
 
@@ -120,7 +119,7 @@ static void answer(chorus_comm_t *c, int from, const mm_msg_t *q) {
   const comm_desc_t *mine = find(c, q->seen);
   mm_msg_t r = {.kind = MM_ANSWER, .seen = q->seen, .a_rank = from, .b_rank = c->rank, .found = mine != NULL,
                 .a = q->a, .b = mine ? *mine : c->hist[c->seq % COMM_HIST]};
-  post(c, from, MM_TAG, &r, sizeof r); /* the asker may be gone: then it has no use for it */
+  post(c, from, BOOT_TAG_MISMATCH, &r, sizeof r); /* the asker may be gone: then it has no use for it */
   explain(c, from, &q->a, c->rank, &r.b, r.found);
 }
 
@@ -135,7 +134,7 @@ static int next(chorus_comm_t *c, double end, int *from, mm_msg_t *m) {
   for (int bad = 0; bad < 64; bad++) {
     size_t len = sizeof *m;
     double left = end - tr_now();
-    if (boot_recv_any(c->boot, MM_TAG, from, m, &len, left > 0 ? left : 0) != chorus_success) return 0;
+    if (boot_recv_any(c->boot, BOOT_TAG_MISMATCH, from, m, &len, left > 0 ? left : 0) != chorus_success) return 0;
     if (len == sizeof *m && sane(c, m)) return 1;
   }
   return 0;
@@ -144,14 +143,14 @@ static int next(chorus_comm_t *c, double end, int *from, mm_msg_t *m) {
 chorus_result_t mismatch_report(chorus_comm_t *c, int ch, int peer, const comm_desc_t *self, uint32_t seen) {
   /* Sent before the abort that wakes the others, so they find them queued. */
   mm_msg_t q = {.kind = MM_ASK, .seen = seen, .a_rank = c->rank, .b_rank = peer, .a = *self};
-  post(c, peer, MM_TAG, &q, sizeof q);
+  post(c, peer, BOOT_TAG_MISMATCH, &q, sizeof q);
   q.kind = MM_COMING;
   for (int r = 0; r < c->nranks; r++)
-    if (r != c->rank && r != peer) post(c, r, MM_TAG, &q, sizeof q);
+    if (r != c->rank && r != peer) post(c, r, BOOT_TAG_MISMATCH, &q, sizeof q);
   char da[256];
   mismatch_desc_str(self, da, sizeof da);
-  comm_fail(c, chorus_invalid_usage, "rank %d channel %d: a step of another call arrived from rank %d while this "
-            "rank made %s", c->rank, ch, peer, da);
+  comm_fail(c, chorus_invalid_usage, "rank %d channel %d: a step or connection set-up of another call came from "
+            "rank %d while this rank made %s", c->rank, ch, peer, da);
   mm_msg_t note = {.kind = MM_NOTE, .a_rank = c->rank, .b_rank = peer, .found = -1, .a = *self};
   double end = tr_now() + window();
   mm_msg_t m;
@@ -159,10 +158,16 @@ chorus_result_t mismatch_report(chorus_comm_t *c, int ch, int peer, const comm_d
   while (note.found < 0 && next(c, end, &from, &m)) {
     if (m.kind == MM_ASK) answer(c, from, &m);
     else if (m.kind == MM_ANSWER && from == peer && m.seen == seen) note.found = m.found, note.b = m.b;
+    else if (m.kind == MM_NOTE && m.found >= 0) {
+      /* Another rank found it first and told every rank: both calls are
+       * known (the peer may have finished its call and cannot answer). */
+      explain(c, m.a_rank, &m.a, m.b_rank, &m.b, m.found);
+      return c->error;
+    }
   }
   /* The others learn it too, also that the peer did not say. */
   for (int r = 0; r < c->nranks; r++)
-    if (r != c->rank && r != peer) post(c, r, MM_TAG, &note, sizeof note);
+    if (r != c->rank && r != peer) post(c, r, BOOT_TAG_MISMATCH, &note, sizeof note);
   explain(c, c->rank, self, peer, &note.b, note.found); /* last: it sets this thread's last error */
   return c->error;
 }

@@ -1,7 +1,9 @@
 /* mismatch.h -- when ranks make different calls, every rank says which:
  * both calls, in full. Every step carries a tag that hashes its call's
  * descriptor (comm_desc_t), so the first step of a different call is
- * noticed by the rank that receives it; that rank then asks the sender over
+ * noticed by the rank that receives it, and every connection set-up message
+ * carries the call that makes it (comm_connect), so ranks whose plans never
+ * meet (different roots) notice while they connect; that rank asks the sender over
  * the bootstrap (which still works while the connections are aborted) what
  * its call was, and tells the other ranks, which it warned before the abort
  * that woke them. */

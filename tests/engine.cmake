@@ -16,6 +16,13 @@ foreach(t engine sock)
   set_tests_properties(confirm_sends_${t} PROPERTIES LABELS "unit;integration" TIMEOUT 120
     ENVIRONMENT "CHORUS_CONFIRM_SENDS=1;CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
 endforeach()
+# Ranks that disagree on a broadcast's root, or where one passes count 0,
+# also with the algorithm forced (the tuner may choose differently by size).
+foreach(t engine sock)
+  add_test(NAME lone_mismatch_ring_${t} COMMAND test_${t} rooted_and_empty_mismatches_fail_in_the_call)
+  set_tests_properties(lone_mismatch_ring_${t} PROPERTIES LABELS "unit;integration" TIMEOUT 120
+    ENVIRONMENT "CHORUS_ALGO=ring;CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
+endforeach()
 # The socket transport's two ways of moving a step, each alone: its proxy
 # threads only; and every step small (8 KiB slots) into socket buffers of a
 # few steps, so that the executor's own writes stop part-way and the proxies

@@ -272,6 +272,69 @@ static void mismatched_calls_fail_on_every_rank(void) {
   }
 }
 
+/* Mismatches where a rank's plan and the others' need not meet: `what` 0, a
+ * broadcast whose ranks disagree on the root (rank 0 passes 0, ranks 1 and
+ * 2 pass 1), the first with these roots, so the call makes its
+ * connections; 1, an allreduce where rank 0 passes count 0, in the first
+ * call (`warm` 0) or after an allreduce with data (`warm` 1). Every rank
+ * fails in that call, with both calls, well before the timeout -- except
+ * rank 1 of the broadcast, a believed root whose one peer (rank 2) agreed
+ * with it: it may finish before news of rank 0 can reach it, and then
+ * learns in a later call that waits on a peer. Where the tuner chooses
+ * (no CHORUS_ALGO), only the count 0 after a call with data: in the other
+ * two the ranks may choose different algorithms whose plans never meet. */
+typedef struct {
+  int what, warm;
+  double took[3];
+} lone_arg_t;
+
+static void lone_body(rank_ctx_t *c) {
+  lone_arg_t *a = c->arg;
+  size_t n = 4096;
+  float *x = calloc(n, 4), *y = calloc(n * 3, 4);
+  if (a->warm && chorus_run_allreduce(x, y, n, chorus_float32, chorus_sum, c->comm, NULL) != chorus_success)
+    c->failures++;
+  double t0 = test_now();
+  if (a->what == 0) {
+    c->res = chorus_run_broadcast(x, y, n, chorus_float32, c->rank == 0 ? 0 : 1, c->comm, NULL);
+
+  } else c->res = chorus_run_allreduce(x, y, c->rank == 0 ? 0 : n, chorus_float32, chorus_sum, c->comm, NULL);
+  a->took[c->rank] = test_now() - t0;
+  snprintf(mismatch_msg[c->rank], sizeof mismatch_msg[0], "%s", chorus_comm_error_string(c->comm));
+  free(x);
+  free(y);
+}
+
+static void rooted_and_empty_mismatches_fail_in_the_call(void) {
+  static const char *const want[2][2] = {{"broadcast #%d of 4096 x float, root 0", "broadcast #%d of 4096 x float, root 1"},
+                                         {"allreduce #%d of 0 x float, sum", "allreduce #%d of 4096 x float, sum"}};
+  double timeout = atof(getenv("CHORUS_TIMEOUT"));
+  const char *forced = getenv("CHORUS_ALGO");
+  for (int what = 0; what < 2; what++)
+    for (int warm = 0; warm < 1 + what; warm++) {
+      if ((!forced || !forced[0]) && !(what == 1 && warm == 1)) continue;
+      lone_arg_t a = {.what = what, .warm = warm};
+      chorus_result_t res[3];
+      CHECK_EQ_INT(run_threads(3, lone_body, &a, res), 0);
+      int seq = 1 + warm;
+      char w0[96], w1[96];
+      snprintf(w0, sizeof w0, want[what][0], seq);
+      snprintf(w1, sizeof w1, want[what][1], seq);
+      for (int r = 0; r < 3; r++) {
+        if (what == 0 && r == 1 && res[r] == chorus_success) continue;
+        int both = strstr(mismatch_msg[r], "made different calls") && strstr(mismatch_msg[r], w0) &&
+                   strstr(mismatch_msg[r], w1);
+        if (res[r] != chorus_invalid_usage || !both || a.took[r] > timeout / 2)
+          fprintf(stderr, "  %s, %s: rank %d returned %s after %.2f s: %s\n",
+                  what ? "count 0 on rank 0" : "roots 0/1/1", warm ? "after a call" : "first call", r,
+                  chorus_result_string(res[r]), a.took[r], mismatch_msg[r]);
+        CHECK_EQ_INT(res[r], chorus_invalid_usage);
+        CHECK_TRUE(both);
+        CHECK_TRUE(a.took[r] < timeout / 2);
+      }
+    }
+}
+
 /* Processes: rank 2 is killed while all ranks loop on 4 MiB allreduces;
  * the survivors fail in time, then form a new communicator and use it. */
 static void killed_peer_makes_every_rank_fail_in_time(void) {
@@ -436,6 +499,7 @@ int main(int argc, char **argv) {
                                       TEST(send_recv_ring_exchange_in_a_group),
                                       TEST(streams_run_calls_in_order_asynchronously),
                                       TEST(mismatched_calls_fail_on_every_rank),
+                                      TEST(rooted_and_empty_mismatches_fail_in_the_call),
                                       TEST(killed_peer_makes_every_rank_fail_in_time),
                                       TEST(destroy_right_after_a_send_loses_nothing),
                                       TEST(bootstrap_refuses_a_wrong_secret),

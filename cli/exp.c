@@ -235,6 +235,8 @@ static int read_fields(lua_State *L, int t, exp_t *e, const char *path) {
       get_text(L, t, e, "max", "64M", e->maxb, sizeof e->maxb) ||
       get_text(L, t, e, "factor", "4", e->factor, sizeof e->factor) ||
       get_text(L, t, e, "dtype", "float", e->dtype, sizeof e->dtype) ||
+      get_text(L, t, e, "max_chunk", "", e->max_chunk, sizeof e->max_chunk) ||
+      get_int(L, t, e, "steps_per_chunk", 0, 0, 64, &e->steps_per_chunk) ||
       get_int(L, t, e, "hosts", 4, 1, 64, &e->hosts) || get_int(L, t, e, "ranks_per_host", 1, 1, 64, &e->ppn) ||
       get_int(L, t, e, "warmup", 2, 0, 1000, &e->warmup) || get_int(L, t, e, "iters", 10, 1, 100000, &e->iters) ||
       get_int(L, t, e, "repeats", 5, 1, EXP_MAX_REPEATS, &e->repeats) ||
@@ -532,8 +534,9 @@ static int measure_once(const exp_t *e, const exp_run_t *r, const char *csv, con
 
 static int predict(const exp_t *e, const exp_run_t *r, const exp_points_t *pts, const char *topo, const char *csv,
                    const char *trace, const char *log) {
-  char n[16], c[16], minb[32], maxb[32], only[32];
+  char n[16], c[16], minb[32], maxb[32], only[32], spc[16];
   snprintf(n, sizeof n, "%d", r->nranks);
+  snprintf(spc, sizeof spc, "%d", e->steps_per_chunk);
   snprintf(c, sizeof c, "%d", r->channels);
   if (r->topology[0]) topo = r->topology;
   const char *b = e->minb, *eb = e->maxb, *f = e->factor;
@@ -559,6 +562,8 @@ static int predict(const exp_t *e, const exp_run_t *r, const exp_points_t *pts, 
   argv[k++] = (char *)"-d", argv[k++] = (char *)e->dtype;
   if (r->model[0]) argv[k++] = (char *)"--model", argv[k++] = (char *)r->model;
   else if (r->nranks > 2048) argv[k++] = (char *)"--model", argv[k++] = (char *)"analytic";
+  if (e->max_chunk[0]) argv[k++] = (char *)"--max-chunk", argv[k++] = (char *)e->max_chunk;
+  if (e->steps_per_chunk) argv[k++] = (char *)"--steps-per-chunk", argv[k++] = spc;
   argv[k++] = (char *)"--csv", argv[k++] = (char *)csv;
   if (trace) argv[k++] = (char *)"--trace", argv[k++] = (char *)trace;
   argv[k] = NULL;

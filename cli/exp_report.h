@@ -33,6 +33,10 @@ typedef struct {
   char rate[32], delay[32];
   char topology[1024], minb[32], maxb[32], factor[32], dtype[32];
   char data[1200]; /* TESTBED_PUBLISHED: the CSV of published points */
+  /* The cut the predicted library makes, for `chorus sim` (--max-chunk,
+   * --steps-per-chunk): "" and 0 are the engine's own (core/geom.h). */
+  char max_chunk[32];
+  int steps_per_chunk;
   int warmup, iters, repeats, calibrate;
   double crossover_ratio; /* a predicted crossing is on target within this factor of the measured one */
   exp_run_t runs[EXP_MAX_RUNS];

@@ -40,6 +40,9 @@ typedef struct {
   uint32_t P, D, C; /* steps posted, transmitted, consumed */
   uint8_t tx;       /* a step is on the network */
   uint8_t wait_send, wait_recv;
+  uint8_t own;       /* the sender's thread moves the steps itself (it waits for each to leave) */
+  uint8_t wait_left; /* it waits until step left_upto - 1 has left */
+  uint32_t left_upto;
   int8_t latq;              /* the event queue's FIFO for lat, -1 none */
   int32_t src_thr, dst_thr; /* sender and receiver threads */
   double lat;               /* route latency + protocol step latency */
@@ -108,6 +111,8 @@ typedef struct {
   uint32_t piece, npieces;
   /* the rank's device's costs, copied: the topology is not in the cache */
   double reduce_bw, copy_bw, op_overhead, lcopy_bw; /* lcopy_bw: copy_local_bw, or copy_bw */
+  double step_overhead;                             /* per received step, before its bytes' cost; > 0: the
+                                                     * thread moves its own steps, one at a time (sim.h) */
   const plan_op_t *ops; /* the program in the plan */
   int32_t ch;
   int8_t ovq; /* the event queue's FIFO for op_overhead, -1 none */
@@ -490,6 +495,20 @@ static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
     int a = t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]].mem;
     s->cinfo[c].tcopy = a >= 0 && a == t->devs[t->rank_dev[conn(s, c)->dst_thr / p->nchannels]].mem;
   }
+  /* A rank on a device with a step_overhead moves its own steps over NVLink
+   * and PCIe (the GPU's stores); a route through a NIC is the NIC's to move
+   * (the proxy posts it, several steps in flight). */
+  for (int c = 0; c < s->nconn; c++) {
+    const topo_dev_t *src = &t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]];
+    int own = src->step_overhead > 0 && src->mem < 0;
+    for (int k = 0; own && k < s->cinfo[c].route_len; k++) {
+      int q = s->routes[s->cinfo[c].route_off + k];
+      if (q >= 2 * t->nlinks) continue;
+      const topo_link_t *l = &t->links[q / 2];
+      if (t->devs[l->a].kind == TOPO_NIC || t->devs[l->b].kind == TOPO_NIC) own = 0;
+    }
+    conn(s, c)->own = (uint8_t)own;
+  }
   return chorus_success;
 }
 
@@ -594,6 +613,10 @@ static inline void conn_left(sim_t *s, int id) {
   sim_conn_t *c = conn(s, id);
   *slot_arrive(s, c, c->D) = s->now + c->lat;
   c->D++;
+  if (c->wait_left && (int32_t)(c->D - c->left_upto) >= 0) {
+    c->wait_left = 0;
+    wake(s, c->src_thr);
+  }
   if (c->wait_recv) {
     c->wait_recv = 0;
     if (c->lat <= 0) wake(s, c->dst_thr);
@@ -646,6 +669,18 @@ static inline void conn_release(sim_t *s, int id) {
     c->wait_send = 0;
     wake(s, c->src_thr);
   }
+}
+
+/* A thread that moves its own steps (a GPU channel's thread block stores
+ * them into the peer's buffer) is busy until the step it just posted on
+ * connection id has left: 1 when it must wait (woken by conn_left). */
+static inline int wait_until_left(sim_t *s, const sim_thr_t *T, int id) {
+  sim_conn_t *c = conn(s, id);
+  (void)T;
+  if (!c->own || (int32_t)(c->D - c->P) >= 0) return 0;
+  c->wait_left = 1;
+  c->left_upto = c->P;
+  return 1;
 }
 
 /* --- threads --- */
@@ -783,6 +818,10 @@ static inline int run_send(sim_t *s, int th, sim_thr_t *T) {
     T->phase = 1;
     T->piece++;
     conn_post(s, op->out, (uint32_t)n | (T->piece == T->npieces ? SLOT_LAST : 0));
+    if (wait_until_left(s, T, op->out)) {
+      T->state = ST_WAIT_OUT;
+      return 0;
+    }
   }
   return 1;
 }
@@ -819,6 +858,10 @@ static inline int run_recv(sim_t *s, int th, sim_thr_t *T) {
       T->phase = 3;
       if (thr_work(s, th, T, (double)(T->pend & ~SLOT_LAST), WK_COPY1, 0, op->in)) return 0;
     }
+    if (T->phase == 4) { /* resumed: the step forwarded has left */
+      T->phase = 1;
+      if (T->pend & SLOT_LAST) return 1;
+    }
     if (T->phase >= 2) {
       /* The step worked on is done: forward it, free its slot. */
       uint32_t v = T->pend;
@@ -827,6 +870,11 @@ static inline int run_recv(sim_t *s, int th, sim_thr_t *T) {
       conn_release(s, op->in);
       if (op->flags & OPF_SCRATCH_DST)
         s->scratch_len[(size_t)th * s->p->scratch_chunks + op->dst_chunk] += v & ~SLOT_LAST;
+      if (sends && wait_until_left(s, T, op->out)) {
+        T->phase = 4;
+        T->state = ST_WAIT_OUT;
+        return 0;
+      }
       if (v & SLOT_LAST) return 1;
     }
     if (in->C == in->D) {
@@ -861,7 +909,7 @@ static inline int run_recv(sim_t *s, int th, sim_thr_t *T) {
     /* Steps of one op are mostly of one size: their cost is kept. */
     if ((v & ~SLOT_LAST) != T->cost_v) {
       T->cost_v = v & ~SLOT_LAST;
-      T->cost = T->bw > 0 ? (double)T->cost_v / T->bw : 0;
+      T->cost = T->step_overhead + (T->bw > 0 ? (double)T->cost_v / T->bw : 0);
       T->costq = T->cost > 0 ? (int8_t)sim_evq_fifo(&s->evq, T->cost) : -1;
     }
     if (T->cost > 0) {
@@ -1001,7 +1049,7 @@ static chorus_result_t reset_network(sim_t *s) {
   for (int c = 0; c < s->nconn; c++) {
     sim_conn_t *k = conn(s, c);
     k->P = k->D = k->C = 0;
-    k->tx = k->wait_send = k->wait_recv = 0;
+    k->tx = k->wait_send = k->wait_recv = k->wait_left = 0;
     s->cinfo[c].bytes = 0;
   }
   return chorus_success;
@@ -1060,6 +1108,7 @@ static void start_threads(sim_t *s) {
     T->wbase = UINT32_MAX / 2; /* the window holds nothing yet */
     const topo_dev_t *dev = &s->t->devs[s->t->rank_dev[rank]];
     T->reduce_bw = dev->reduce_bw, T->copy_bw = dev->copy_bw, T->op_overhead = dev->op_overhead;
+    T->step_overhead = dev->step_overhead;
     T->lcopy_bw = dev->copy_local_bw > 0 ? dev->copy_local_bw : dev->copy_bw;
     T->record = s->o.trace || th < s->span_thr;
     T->wroute = -1;

@@ -24,9 +24,15 @@
  *    (sits in the slot) the route's latency plus the protocol's step latency
  *    after its last byte left;
  *  - a receiving op takes arrived steps in order; for a fused op it also
- *    needs a free slot downstream; it spends bytes / reduce_bw (reductions) or
- *    bytes / copy_bw (plain receives) of its device, then posts the result
+ *    needs a free slot downstream; it spends its device's step_overhead plus
+ *    bytes / reduce_bw (reductions) or bytes / copy_bw (plain receives) of
+ *    its device, then posts the result
  *    and frees the slot (the sender sees the free slot at once);
+ *  - a rank on a device with a step_overhead moves its own steps, as a GPU
+ *    channel's thread block stores each step into the peer's buffer: after
+ *    posting a step (a send, or a receive's forward) its thread waits until
+ *    the step has left, so its steps' flows do not overlap its work or one
+ *    another (NCCL's Simple protocol: flag wait, copy, fence, post per step);
  *  - every op costs its device's op_overhead before it starts; a copy costs
  *    bytes / copy_bw;
  *  - the memory model: ranks on a device with `mem` are CPU threads that do

@@ -36,6 +36,20 @@ chorus_add_cli_test(topo_bad_set_parameter LABELS unit;bad RC 1
 chorus_add_cli_test(sim_needs_topology LABELS unit;bad RC 2 REGEX "give the cluster with --topo FILE"
   COMMAND sim allreduce)
 
+# A device's step_overhead, a closed form: a 4 MiB ring broadcast on 3 star
+# nodes at 1 GB/s, 4 steps of t = 1 MiB / 1 GB/s = 1048.576 us, no latency.
+# Without the overhead the steps pipeline: 5t. With step_overhead = t each
+# rank moves its own steps: rank 1 spends t on a step, then forwards it and
+# waits the t it takes to leave before the next, so its steps leave at 3t,
+# 5t, 7t, 9t and rank 2 is done with the last at 10t (where overlapped
+# flows would give 7t).
+chorus_add_cli_test(sim_step_overhead_none LABELS unit REGEX " 5242\\.88 "
+  COMMAND sim broadcast --topo star --set nodes=3,bw=1GB/s,lat=0us -n 3 -a ring -c 1 -b 4M -e 4M --max-chunk 4M
+          --steps-per-chunk 4 --buffsize 8M)
+chorus_add_cli_test(sim_step_overhead_serial LABELS unit REGEX " 10485\\.76 "
+  COMMAND sim broadcast --topo star --set nodes=3,bw=1GB/s,lat=0us,step_overhead=1048.576us -n 3 -a ring -c 1
+          -b 4M -e 4M --max-chunk 4M --steps-per-chunk 4 --buffsize 8M)
+
 # Golden outputs: deterministic tables and views.
 chorus_add_cli_test(sim_golden_star_ring_allreduce LABELS unit;golden GOLDEN sim_star_ring_allreduce.txt
   COMMAND sim allreduce --topo star -b 1K -e 64M -f 8)

@@ -9,6 +9,7 @@ local h = cluster.pcie_host {
   name = "h0", gpus = param("gpus", 8), switches = param("switches", 2), pcie_bw = param("pcie_bw", "32GB/s"),
   nic_bw = "100Gb/s", reduce_bw = param("reduce_bw", cluster.gpus.a100.reduce_bw),
   copy_bw = param("copy_bw", cluster.gpus.a100.copy_bw), op_overhead = "0.1us", p2p = param("p2p", true),
+  step_overhead = param("step_overhead", cluster.step_overhead),
   eff = { pcie = param("pcie_eff", cluster.efficiency.pcie) },
 }
 for _, g in ipairs(h.gpus) do rank(g) end

@@ -13,6 +13,7 @@ cluster.star {
   reduce_bw = param("reduce_bw", "0GB/s"),
   copy_bw = param("copy_bw", "0GB/s"),
   op_overhead = param("op_overhead", "0us"),
+  step_overhead = param("step_overhead", "0us"),
   ranks_per_node = param("ranks_per_node", 1),
 }
 protocol { "simple", latency = param("step_lat", "0us"), efficiency = 1.0 }

@@ -57,6 +57,11 @@ M.gpus = {
 -- A topology lets --set nvlink_eff=, net_eff=, pcie_eff= override them.
 M.efficiency = { nvlink = 0.82, net = 0.94, pcie = 0.80 }
 
+-- What a GPU channel's thread block spends per step besides moving its
+-- bytes (NCCL's Simple protocol: wait for the peer's flag, copy, fence,
+-- post), during which it moves nothing: a device's step_overhead (sim.h).
+M.step_overhead = "0us"
+
 -- rate x efficiency, in rate's unit ("450GB/s", 0.82 -> "369GB/s").
 function M.derate(rate, eff)
   if not (eff > 0 and eff <= 1) then error("an efficiency is in (0, 1], not " .. tostring(eff), 2) end
@@ -96,7 +101,7 @@ function M.nvswitch_host(o)
   for i = 0, g - 1 do
     local gpu = h .. ".gpu" .. i
     device { name = gpu, kind = "gpu", host = h, reduce_bw = o.reduce_bw, copy_bw = o.copy_bw,
-             op_overhead = o.op_overhead }
+             op_overhead = o.op_overhead, step_overhead = o.step_overhead or M.step_overhead }
     link { gpu, h .. ".nvsw", bw = nvlink, lat = o.nvlink_lat or "0.15us" }
     link { gpu, h .. ".pcie" .. (i // 2), bw = pcie, lat = "0.25us" }
     out.gpus[#out.gpus + 1] = gpu
@@ -130,7 +135,7 @@ function M.pcie_host(o)
   for i = 0, g - 1 do
     local gpu = h .. ".gpu" .. i
     device { name = gpu, kind = "gpu", host = h, reduce_bw = o.reduce_bw, copy_bw = o.copy_bw,
-             op_overhead = o.op_overhead }
+             op_overhead = o.op_overhead, step_overhead = o.step_overhead or M.step_overhead }
     local up = o.p2p == false and h .. ".cpu0" or h .. ".pcie" .. (i * nsw // g)
     link { gpu, up, bw = pcie, lat = "0.3us" }
     out.gpus[#out.gpus + 1] = gpu
@@ -151,7 +156,7 @@ function M.star(o)
   for i = 0, o.nodes - 1 do
     local n = "n" .. i
     device { name = n, kind = o.kind or "host", host = n, reduce_bw = o.reduce_bw, copy_bw = o.copy_bw,
-             op_overhead = o.op_overhead }
+             op_overhead = o.op_overhead, step_overhead = o.step_overhead }
     link { n, "sw", bw = o.bw, lat = o.lat, duplex = o.duplex }
     rank(n, o.ranks_per_node or 1)
   end

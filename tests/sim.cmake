@@ -50,6 +50,14 @@ chorus_add_cli_test(sim_step_overhead_serial LABELS unit REGEX " 10485\\.76 "
   COMMAND sim broadcast --topo star --set nodes=3,bw=1GB/s,lat=0us,step_overhead=1048.576us -n 3 -a ring -c 1
           -b 4M -e 4M --max-chunk 4M --steps-per-chunk 4 --buffsize 8M)
 
+# A two-socket PCIe box without peer-to-peer: the ring crosses the socket
+# link once each way, so a link slower than the GPUs' PCIe bounds busbw at
+# its rate (16 GB/s).
+chorus_add_cli_test(sim_pcie_two_sockets LABELS unit REGEX " 16\\.00    N/A"
+  COMMAND sim allreduce --topo pcie-8gpu --set sockets=2,p2p=false,socket_bw=16GB/s -a ring -c 4 -n 8 -b 1G -e 1G)
+chorus_add_cli_test(sim_pcie_bad_sockets LABELS unit;bad RC 1 REGEX "sockets is 1 or 2, not 3"
+  COMMAND sim allreduce --topo pcie-8gpu --set sockets=3 -a ring -n 8 -b 1G -e 1G)
+
 # Golden outputs: deterministic tables and views.
 chorus_add_cli_test(sim_golden_star_ring_allreduce LABELS unit;golden GOLDEN sim_star_ring_allreduce.txt
   COMMAND sim allreduce --topo star -b 1K -e 64M -f 8)

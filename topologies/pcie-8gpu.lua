@@ -2,14 +2,17 @@
 -- `switches` PCIe switches (default 2, so traffic between the halves
 -- crosses the CPU), at pcie_bw per direction (default Gen4 x16, 32 GB/s) x
 -- pcie_eff (lib/cluster.lua). p2p = false (consumer GPUs, or peer-to-peer
--- off): every transfer is staged through the CPU. Ranks 0..gpus-1.
+-- off): every transfer is staged through the CPU. sockets = 2: a
+-- two-socket box, half the switches on each, joined at socket_bw.
+-- Ranks 0..gpus-1.
 local cluster = require "cluster"
 
 local h = cluster.pcie_host {
   name = "h0", gpus = param("gpus", 8), switches = param("switches", 2), pcie_bw = param("pcie_bw", "32GB/s"),
   nic_bw = "100Gb/s", reduce_bw = param("reduce_bw", cluster.gpus.a100.reduce_bw),
   copy_bw = param("copy_bw", cluster.gpus.a100.copy_bw), op_overhead = "0.1us", p2p = param("p2p", true),
-  step_overhead = param("step_overhead", cluster.step_overhead),
+  step_overhead = param("step_overhead", cluster.step_overhead), sockets = param("sockets", 1),
+  socket_bw = param("socket_bw", "64GB/s"),
   eff = { pcie = param("pcie_eff", cluster.efficiency.pcie) },
 }
 for _, g in ipairs(h.gpus) do rank(g) end

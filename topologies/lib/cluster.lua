@@ -116,27 +116,34 @@ function M.nvswitch_host(o)
 end
 
 -- A GPU box without NVLink: o.gpus GPUs (default 8) on o.switches PCIe
--- switches (default 2), the switches on one CPU; one NIC on switch 0 when
--- o.nic_bw is given. With o.p2p = false (consumer GPUs, or peer-to-peer
--- off in the BIOS) the GPUs cannot read each other through a switch: every
--- transfer is staged through the CPU's memory, so each GPU hangs off the
--- CPU directly and all traffic crosses it.
+-- switches (default 2), the switches spread over o.sockets CPU sockets
+-- (default 1; with 2, switch s on socket s * 2 // switches, the sockets
+-- joined by one link of o.socket_bw, default 64GB/s per direction, as UPI
+-- or xGMI); one NIC on switch 0 when o.nic_bw is given. With o.p2p = false
+-- (consumer GPUs, or peer-to-peer off in the BIOS) the GPUs cannot read
+-- each other through a switch: every transfer is staged through the CPU's
+-- memory, so each GPU hangs off its socket directly and all traffic
+-- crosses it (and the socket link, between GPUs of different sockets).
 function M.pcie_host(o)
   local h = o.name
-  local g, nsw = o.gpus or 8, o.switches or 2
+  local g, nsw, nsock = o.gpus or 8, o.switches or 2, o.sockets or 1
+  if nsock ~= 1 and nsock ~= 2 then error("cluster.pcie_host: sockets is 1 or 2, not " .. tostring(nsock), 2) end
   local _, pcie_eff = effs(o)
   local pcie = M.derate(o.pcie_bw, pcie_eff)
   local out = { gpus = {}, nics = {} }
-  device { name = h .. ".cpu0", kind = "cpu", host = h }
+  for c = 0, nsock - 1 do device { name = h .. ".cpu" .. c, kind = "cpu", host = h } end
+  if nsock == 2 then link { h .. ".cpu0", h .. ".cpu1", bw = o.socket_bw or "64GB/s", lat = "0.3us" } end
+  local function socket_of(s) return h .. ".cpu" .. (s * nsock // nsw) end
   for s = 0, nsw - 1 do
     device { name = h .. ".pcie" .. s, kind = "pcie", host = h }
-    link { h .. ".pcie" .. s, h .. ".cpu0", bw = pcie, lat = "0.3us" }
+    link { h .. ".pcie" .. s, socket_of(s), bw = pcie, lat = "0.3us" }
   end
   for i = 0, g - 1 do
     local gpu = h .. ".gpu" .. i
     device { name = gpu, kind = "gpu", host = h, reduce_bw = o.reduce_bw, copy_bw = o.copy_bw,
              op_overhead = o.op_overhead, step_overhead = o.step_overhead or M.step_overhead }
-    local up = o.p2p == false and h .. ".cpu0" or h .. ".pcie" .. (i * nsw // g)
+    local sw = i * nsw // g
+    local up = o.p2p == false and socket_of(sw) or h .. ".pcie" .. sw
     link { gpu, up, bw = pcie, lat = "0.3us" }
     out.gpus[#out.gpus + 1] = gpu
   end

@@ -187,7 +187,8 @@ set_tests_properties(mpirun_netns PROPERTIES LABELS "integration;netns;nosan" SK
 add_test(NAME srun_netns COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/srun_netns.sh $<TARGET_FILE:chorus_cli>
   ${PROJECT_SOURCE_DIR}/scripts/testbed)
 set_tests_properties(srun_netns PROPERTIES LABELS "integration;netns;nosan" SKIP_RETURN_CODE 77 TIMEOUT 300
-  RUN_SERIAL TRUE ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
+  RUN_SERIAL TRUE ENVIRONMENT
+  "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR};CHORUS_LIBRARY=$<TARGET_FILE:chorus>")
 add_test(NAME launcher_secret COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/integration/launcher_secret.sh $<TARGET_FILE:chorus_cli>)
 set_tests_properties(launcher_secret PROPERTIES LABELS "integration" TIMEOUT 60
   ENVIRONMENT "CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")

@@ -5,7 +5,8 @@
 # scripts/testbed, each with its own host name, /etc/hosts and /tmp, as separate machines have.
 # With `--mpi=pmix` the ranks take rank 0's bootstrap id (a random secret) from Slurm's PMIx
 # server; with plain srun they find the root from SLURM_NODELIST and the job id and say the job is
-# not protected. Every result is checked. Skips (77) without root, ip, nsenter/unshare or Slurm.
+# not protected. Then Python's chorus.Comm.from_env() under srun. Every result is checked. Skips
+# (77) without root, ip, nsenter/unshare or Slurm.
 set -u
 chorus=$1 testbed=$2
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root for network namespaces"; exit 77; }
@@ -103,4 +104,20 @@ grep -q "Out of bounds values : 0 OK" "$dir/env" || fail "srun: results: $(cat "
   fail "srun without PMIx: every rank must say the job is not protected: $(grep -c 'not protected' "$dir/env")"
 [ "$(grep -c "joined through root 10.78.0.1:" "$dir/env")" -eq 4 ] ||
   fail "srun: the ranks did not all join through h0: $(grep 'joined through' "$dir/env")"
-echo "ok: srun across 2 namespace hosts (Slurm $(srun --version | cut -d' ' -f2)), with PMIx (random secret) and without (root from SLURM_NODELIST), results checked"
+# Python: chorus.Comm.from_env() under srun (SLURM_* variables, PMIx), an allreduce checked.
+lib=${CHORUS_LIBRARY:-$(dirname "$chorus")/engine/libchorus.so} pkg=$(cd "$(dirname "$0")/../../python" && pwd)
+if [ -x /usr/bin/python3 ] && [ -f "$lib" ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  on_host 0 env CHORUS_LIBRARY="$lib" PYTHONPATH="$pkg" CHORUS_ALGOS="$CHORUS_ALGOS" CHORUS_TIMEOUT=60 \
+    timeout 120 srun -N2 -n4 --mpi=pmix /usr/bin/python3 -c '
+import numpy as np, chorus
+c = chorus.Comm.from_env()
+x = np.full(1000, c.rank + 1, dtype=np.float32)
+c.allreduce(x)
+want = c.size * (c.size + 1) / 2
+assert (x == want).all(), (c.rank, x[:4], want)
+print("python rank", c.rank, "of", c.size, "ok")' > "$dir/python" 2>&1 || { cat "$dir/python"; fail "python under srun"; }
+  [ "$(grep -c "^python rank [0-3] of 4 ok" "$dir/python")" -eq 4 ] || fail "python under srun: $(cat "$dir/python")"
+else
+  echo "python under srun not checked: /usr/bin/python3 with numpy, or $lib, is missing"
+fi
+echo "ok: srun across 2 namespace hosts (Slurm $(srun --version | cut -d' ' -f2)), with PMIx (random secret) and without (root from SLURM_NODELIST), results checked; Python's Comm.from_env() under srun"

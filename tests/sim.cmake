@@ -58,6 +58,9 @@ chorus_add_cli_test(sim_pcie_two_sockets LABELS unit REGEX " 16\\.00    N/A"
 chorus_add_cli_test(sim_pcie_bad_sockets LABELS unit;bad RC 1 REGEX "sockets is 1 or 2, not 3"
   COMMAND sim allreduce --topo pcie-8gpu --set sockets=3 -a ring -n 8 -b 1G -e 1G)
 
+chorus_add_cli_test(sim_step_overhead_not_analytic LABELS unit;bad RC 1 REGEX "does not model a device's step_overhead"
+  COMMAND sim allreduce --topo star --set nodes=4,step_overhead=1us -n 4 -b 1M -e 1M --model analytic)
+
 # Golden outputs: deterministic tables and views.
 chorus_add_cli_test(sim_golden_star_ring_allreduce LABELS unit;golden GOLDEN sim_star_ring_allreduce.txt
   COMMAND sim allreduce --topo star -b 1K -e 64M -f 8)

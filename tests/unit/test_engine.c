@@ -306,8 +306,9 @@ static void lone_body(rank_ctx_t *c) {
 }
 
 static void rooted_and_empty_mismatches_fail_in_the_call(void) {
-  static const char *const want[2][2] = {{"broadcast #%d of 4096 x float, root 0", "broadcast #%d of 4096 x float, root 1"},
-                                         {"allreduce #%d of 0 x float, sum", "allreduce #%d of 4096 x float, sum"}};
+  static const char *const want[2][2] = {
+      {"broadcast #%d of 4096 x float, root 0", "broadcast #%d of 4096 x float, root 1"},
+      {"allreduce #%d of 0 x float, sum", "allreduce #%d of 4096 x float, sum"}};
   double timeout = atof(getenv("CHORUS_TIMEOUT"));
   const char *forced = getenv("CHORUS_ALGO");
   for (int what = 0; what < 2; what++)

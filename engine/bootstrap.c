@@ -346,8 +346,17 @@ chorus_result_t boot_send_within(boot_t *b, int peer, uint32_t tag, const void *
   if (res != chorus_success) return err_set(res, "rank %d: cannot reach rank %d: %s", b->rank, peer, chorus_last_error());
   boot_msg_hdr_t h = {.magic = BOOT_MAGIC, .version = BOOT_VERSION, .from = b->rank, .tag = tag, .len = (uint32_t)len};
   memcpy(h.secret, b->secret, 16);
-  res = net_send_all(fd, &h, sizeof h, timeout);
-  if (res == chorus_success && len) res = net_send_all(fd, data, len, timeout);
+  /* Header and body in one write where they fit a small buffer: the
+   * receiver then has the whole message as soon as it has the header. */
+  char one[4096];
+  if (sizeof h + len <= sizeof one) {
+    memcpy(one, &h, sizeof h);
+    if (len) memcpy(one + sizeof h, data, len);
+    res = net_send_all(fd, one, sizeof h + len, timeout);
+  } else {
+    res = net_send_all(fd, &h, sizeof h, timeout);
+    if (res == chorus_success && len) res = net_send_all(fd, data, len, timeout);
+  }
   close(fd);
   return res;
 }
@@ -494,7 +503,10 @@ static chorus_result_t take(boot_t *b, int peer, uint32_t tag, int keep, int *fr
       break;
     }
     p->from = h.from, p->tag = h.tag, p->len = h.len;
-    res = net_recv_all(fd, p->data, h.len, timeout_s);
+    /* Its header is here, so its body is on the way: not a wait on the
+     * peer's progress, and a short wait (a rank that looks every 10 ms for
+     * other news) must not cut it off and lose it. */
+    res = net_recv_all(fd, p->data, h.len, timeout_s > 5.0 ? timeout_s : 5.0);
     close(fd);
     if (res != chorus_success) { /* the sender died or hung mid-message: name it, whoever was awaited */
       res = err_set(res, "rank %d: message %#x from rank %d was cut off (rank %d died or hangs): %s", b->rank,

@@ -4,7 +4,8 @@ torch.distributed's Gloo, the way DistributedDataParallel does it: after backwar
 are packed into 25 MiB buckets (parameters in reverse order, as DDP fills them), each bucket is
 all-reduced (sum) and divided by the number of ranks, and every rank takes the same optimizer step.
 The allreduce time reported is the buckets' alone: the ranks are lined up by a one-element
-reduction first, so a rank whose backward ran late does not count against the library.
+reduction before each bucket, so a rank whose backward (or unpacking of the bucket before) ran
+late does not count against the library.
 
 The data is synthetic and the same on every run (a fixed random teacher labels Gaussian inputs),
 so two runs with the same seed must print the same losses whatever the backend, up to the order
@@ -157,12 +158,13 @@ def worker(a):
         opt.zero_grad()
         loss = torch.nn.functional.cross_entropy(model(x), y)
         loss.backward()
-        # Line the ranks up first (one 8-byte reduction, not timed), so that the allreduce time is
-        # the buckets' own and not the wait for a rank whose backward ran late.
-        reducer.allreduce(sync)
         ar = 0.0
         for b, flat in zip(buckets, flats):
             torch.cat([p.grad.reshape(-1) for p in b], out=flat)
+            # Line the ranks up first (one 8-byte reduction, not timed), so that a bucket's time is
+            # its own allreduce and not the wait for a rank whose backward, or whose unpacking of
+            # the bucket before, ran late (with more ranks than cores they drift apart by ms).
+            reducer.allreduce(sync)
             t = time.perf_counter()
             reducer.allreduce(flat)
             ar += time.perf_counter() - t

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # ddp.sh -- python/examples/ddp_train.py with Chorus and with torch.distributed's Gloo, side by
-# side: the default model (an MLP of 10.5 M float32 parameters: two DDP buckets of 16 and 24 MiB),
+# side: the default model (an MLP of 8.55 M float32 parameters: two DDP buckets of 16.1 and 16.5 MiB),
 # 2 and 4 ranks as processes on this host, ROUNDS rounds alternating the backends (chorus, gloo,
 # chorus, ...) so that a busy second hits both alike. Per run the first 2 steps are warm-up and
 # left out; the table shows, per ranks and backend, the median over the other steps of every
-# round of the step time and of the buckets' allreduce time (the ranks lined up before it), and
-# the ratio gloo/chorus. Writes results/ddp.csv (one row per step of every run) and prints the
-# date, the load before and after, and the table (also into results/ddp.txt).
+# round of the step time and of the buckets' allreduce time (the ranks lined up before each), and
+# the ratio gloo/chorus; then the engine alone on the same buckets (chorus perf, in place), the
+# least the Chorus column can be on this machine. Writes results/ddp.csv (one row per step of
+# every run) and prints the date, the load before and after, and the table (also into
+# results/ddp.txt).
 # Usage: scripts/bench/ddp.sh BUILD_DIR   (env: ROUNDS=3, RANKS="2 4", STEPS=12)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,6 +37,17 @@ for s in r["steps"]:
 PY
     done
   done
+done
+# The engine alone on the same buckets, in place, as chorus perf measures it
+# (median of 20 calls after 5): the least the Chorus column can be here.
+buckets=$("$py" -c 'import json, sys; print(" ".join(str(b) for b in json.load(open(sys.argv[1]))["bucket_bytes"]))' "$tmp/r.json")
+for n in ${RANKS:-2 4}; do
+  total=0
+  for b in $buckets; do
+    us=$("$build/chorus" perf allreduce -n "$n" -b "$b" -e "$b" -w 5 -i 20 2>/dev/null | awk '/^ +[0-9]/ { print $10 }')
+    total=$(awk -v t="$total" -v u="${us:-nan}" 'BEGIN { print t + u }')
+  done
+  echo "# engine alone (chorus perf, in place), $n ranks, buckets $buckets B: $(awk -v t="$total" 'BEGIN { printf "%.2f", t / 1000 }') ms"
 done
 echo "# load after:$(uptime | sed 's/.*load average://')"
 "$py" - "$res/ddp.csv" <<'PY'

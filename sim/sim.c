@@ -111,8 +111,8 @@ typedef struct {
   uint32_t piece, npieces;
   /* the rank's device's costs, copied: the topology is not in the cache */
   double reduce_bw, copy_bw, op_overhead, lcopy_bw; /* lcopy_bw: copy_local_bw, or copy_bw */
-  double step_overhead;                             /* per received step, before its bytes' cost; > 0: the
-                                                     * thread moves its own steps, one at a time (sim.h) */
+  double step_overhead;                             /* per received step, before its bytes' cost (which
+                                                     * connections it then moves itself: sim_conn_t.own) */
   const plan_op_t *ops; /* the program in the plan */
   int32_t ch;
   int8_t ovq; /* the event queue's FIFO for op_overhead, -1 none */
@@ -674,9 +674,8 @@ static inline void conn_release(sim_t *s, int id) {
 /* A thread that moves its own steps (a GPU channel's thread block stores
  * them into the peer's buffer) is busy until the step it just posted on
  * connection id has left: 1 when it must wait (woken by conn_left). */
-static inline int wait_until_left(sim_t *s, const sim_thr_t *T, int id) {
+static inline int wait_until_left(sim_t *s, int id) {
   sim_conn_t *c = conn(s, id);
-  (void)T;
   if (!c->own || (int32_t)(c->D - c->P) >= 0) return 0;
   c->wait_left = 1;
   c->left_upto = c->P;
@@ -818,7 +817,7 @@ static inline int run_send(sim_t *s, int th, sim_thr_t *T) {
     T->phase = 1;
     T->piece++;
     conn_post(s, op->out, (uint32_t)n | (T->piece == T->npieces ? SLOT_LAST : 0));
-    if (wait_until_left(s, T, op->out)) {
+    if (wait_until_left(s, op->out)) {
       T->state = ST_WAIT_OUT;
       return 0;
     }
@@ -870,7 +869,7 @@ static inline int run_recv(sim_t *s, int th, sim_thr_t *T) {
       conn_release(s, op->in);
       if (op->flags & OPF_SCRATCH_DST)
         s->scratch_len[(size_t)th * s->p->scratch_chunks + op->dst_chunk] += v & ~SLOT_LAST;
-      if (sends && wait_until_left(s, T, op->out)) {
+      if (sends && wait_until_left(s, op->out)) {
         T->phase = 4;
         T->state = ST_WAIT_OUT;
         return 0;

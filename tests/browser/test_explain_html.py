@@ -10,7 +10,6 @@ Usage: test_explain_html.py CHORUS   (run by ctest, label browser, with /usr/bin
 import html.parser
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,7 +18,7 @@ import unittest
 
 CHORUS = os.path.abspath(sys.argv.pop(1)) if len(sys.argv) > 1 else None
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+from webdriver import BROWSER  # noqa: E402  (one place finds the browser)
 
 CASES = [
     ("ring", ["-n", "4"]),

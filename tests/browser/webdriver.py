@@ -12,7 +12,7 @@ import time
 import urllib.request
 
 DRIVER = shutil.which("chromedriver")
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 # W3C key codes of the keys the pages use.
 KEYS = {"ArrowRight": "\ue014", "ArrowLeft": "\ue012", "Home": "\ue011", "End": "\ue010", " ": " "}

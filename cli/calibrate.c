@@ -611,6 +611,11 @@ typedef struct {
   char net_note[256];
   const char *step_lat_from;
   int step_lat_clamped, delay_clamped;
+  /* step_extra: the shm ping-pong's one-step sizes, each with what it took
+   * beyond the model's op_overhead + step_lat + two copies at copy_bw
+   * ("SIZE:TIME,...", the protocol's latency_by_size); "" when none. */
+  char step_extra[512];
+  double step_extra_max;
 } cal_result_t;
 
 static chorus_result_t fit_class(const cal_opts_t *o, const double *samples, class_fit_t *f, int cls) {
@@ -766,10 +771,14 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
 
 /* The simulator's seconds for one call of plan p on topology `file` with
  * `sets`; negative (err says why) when it cannot say. */
-static double predict(const char *file, const char *sets, size_t buffsize, const plan_t *p, size_t count, char *err,
-                      size_t errlen) {
+static double predict(const char *file, const char *sets, size_t buffsize, const plan_t *p, size_t count, int calls,
+                      char *err, size_t errlen) {
   sim_cost_t *c;
   if (sim_cost_create(&c, file, sets, buffsize, err, errlen) != chorus_success) return -1;
+  /* The calls were timed one by one in a loop of `calls`, back to back
+   * (engine_calls, net_calls): the model replays such a loop and gives the
+   * time of a call in it. */
+  sim_cost_set_calls(c, calls);
   double t = sim_cost_time(c, p, count, chorus_float32, err, errlen);
   sim_cost_destroy(c);
   return t;
@@ -784,13 +793,13 @@ static double predict(const char *file, const char *sets, size_t buffsize, const
  * grows. 0 when no rate in [CAL_SOLVE_LO, CAL_SOLVE_HI] gives it (err says
  * which end), -1 when the simulator failed (err says why). */
 static double solve_rate(const char *file, const char *base_sets, const char *name, size_t buffsize, const plan_t *p,
-                         size_t count, double want, char *err, size_t errlen) {
+                         size_t count, int calls, double want, char *err, size_t errlen) {
   char sets[512];
   double lo = log(CAL_SOLVE_LO), hi = log(CAL_SOLVE_HI);
   for (int end = 0; end < 2; end++) {
     snprintf(sets, sizeof sets, "%s%s%s=%.9gGB/s", base_sets, base_sets[0] ? "," : "", name,
              exp(end ? hi : lo) / 1e9);
-    double t = predict(file, sets, buffsize, p, count, err, errlen);
+    double t = predict(file, sets, buffsize, p, count, calls, err, errlen);
     if (t < 0) return -1;
     if (end ? t > want : t < want) {
       snprintf(err, errlen, "at %s = %g GB/s the model predicts %.3f us, %s than the measured %.3f us", name,
@@ -801,7 +810,7 @@ static double solve_rate(const char *file, const char *base_sets, const char *na
   for (int i = 0; i < CAL_SOLVE_STEPS; i++) {
     double mid = 0.5 * (lo + hi);
     snprintf(sets, sizeof sets, "%s%s%s=%.9gGB/s", base_sets, base_sets[0] ? "," : "", name, exp(mid) / 1e9);
-    double t = predict(file, sets, buffsize, p, count, err, errlen);
+    double t = predict(file, sets, buffsize, p, count, calls, err, errlen);
     if (t < 0) return -1;
     if (t > want)
       lo = mid;
@@ -809,6 +818,34 @@ static double solve_rate(const char *file, const char *base_sets, const char *na
       hi = mid;
   }
   return exp(0.5 * (lo + hi));
+}
+
+/* The step latency by size (latency_by_size of local-cpu.lua's protocol):
+ * for each ping-pong size of one step (at most GEOM_MIN_STEP: a message no
+ * larger moves as one step, copied into the slot by the sender and out by
+ * the receiver in series), the measured half round trip less what the model
+ * charges such a step -- op_overhead + step_lat (the fitted alpha) and two
+ * copies at copy_bw -- and never below 0. What is left is the size's own
+ * cost the line does not see: on the 2-vCPU EPYC of 2026-12-07, when its
+ * two vCPUs ran far apart (alpha 0.76 us), every step of 2-32 KiB took
+ * 0.3-0.4 us more (the first lines fetched from the other core's cache);
+ * when they ran close (alpha 0.28 us), under 0.1 us. */
+static void step_extra(const cal_opts_t *o, cal_result_t *r) {
+  r->step_extra[0] = 0;
+  r->step_extra_max = 0;
+  const class_fit_t *f = &r->cls[CLASS_SHM];
+  if (!f->present || !(r->copy_bw > 0)) return;
+  size_t off = 0;
+  for (int i = 0; i < o->nsizes && o->sizes[i] <= GEOM_MIN_STEP; i++) {
+    double s = (double)o->sizes[i];
+    double x = f->med[i] - (r->op_overhead + r->step_lat) - 2 * s / r->copy_bw;
+    if (x < 0) x = 0;
+    if (x > r->step_extra_max) r->step_extra_max = x;
+    int w = snprintf(r->step_extra + off, sizeof r->step_extra - off, "%s%zuB:%.3gus", off ? "," : "", o->sizes[i],
+                     x * 1e6);
+    if (w < 0 || (size_t)w >= sizeof r->step_extra - off) break;
+    off += (size_t)w;
+  }
 }
 
 /* On one host: copy_bw from the measured ring broadcast in the cache, then
@@ -871,7 +908,9 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
     for (int k = solve[v].k0; k <= solve[v].k1 && x > 0; k++)
       for (int i = solve[v].i0; i <= solve[v].i1 && x > 0; i++) {
         size_t count = R->d.eng_size[i] / sizeof(float);
-        x = solve_rate(path, sets, solve[v].name, buffsize, plans[k], count, r->eng[k][i].median, err, sizeof err);
+        int calls = i == CAL_ENGINE_NSIZES - 1 ? CAL_ENGINE_BIG_CALLS : CAL_ENGINE_CALLS;
+        x = solve_rate(path, sets, solve[v].name, buffsize, plans[k], count, calls, r->eng[k][i].median, err,
+                       sizeof err);
         if (x > 0) r->eng_rate[k][i] = x, logsum += log(x), n++;
       }
     if (x > 0) {
@@ -934,7 +973,7 @@ static void solve_net(const cal_opts_t *o, const cal_rank_t *R, cal_result_t *r)
     snprintf(err, sizeof err, "%s", perr.msg);
   else
     x = solve_rate(path, sets, "sock_bw", R->comm->geom.buffsize, p,
-                   CAL_NET_SIZE / sizeof(float), r->net.median, err, sizeof err);
+                   CAL_NET_SIZE / sizeof(float), CAL_NET_CALLS, r->net.median, err, sizeof err);
   unlink(path);
   if (x > 0)
     r->sock_bw = x;
@@ -1036,6 +1075,9 @@ static void print_params(const cal_rank_t *R, const cal_result_t *r) {
          r->ar1.hi * 1e6);
   printf("  step_lat     %9.3f us    +- %.3f  %s%s\n", r->step_lat * 1e6, r->cls[CLASS_SHM].alpha_ci * 1e6,
          r->step_lat_from, r->step_lat_clamped ? " (negative: clamped to 0)" : "");
+  if (r->step_extra[0])
+    printf("  step_extra   %s  (a step's latency by size beyond step_lat: one-step ping-pong - op_overhead - step_lat "
+           "- 2 copies at copy_bw)\n", r->step_extra);
   if (R->d.net_ok) {
     printf("  ring broadcast %zu MiB over %d hosts %10.3f us [%.3f, %.3f]", CAL_NET_SIZE >> 20, R->nhosts,
            r->net.median * 1e6, r->net.lo * 1e6, r->net.hi * 1e6);
@@ -1118,7 +1160,7 @@ static void cpu_model(char *buf, size_t len) {
  * came from. */
 typedef struct {
   const char *name;
-  char value[32];
+  char value[512];
   char why[200];
 } cal_entry_t;
 
@@ -1252,6 +1294,14 @@ static int latency_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry
     snprintf(e[n].why, sizeof e[n].why, "%s%s", r->step_lat_from, r->step_lat_clamped ? " (was negative: 0)" : "");
     n++;
   }
+  if (r->step_extra[0]) {
+    e[n] = (cal_entry_t){"step_extra", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%s", r->step_extra);
+    snprintf(e[n].why, sizeof e[n].why,
+             "a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies "
+             "at copy_bw (at most %.3f us)", r->step_extra_max * 1e6);
+    n++;
+  }
   if (r->cls[CLASS_SHM].present && R->d.wake_ok) {
     e[n] = (cal_entry_t){"wake_lat", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gus", r->wake_lat * 1e6);
@@ -1287,7 +1337,7 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
     return 1;
   }
   write_notes(f, o, R, r);
-  cal_entry_t e[12];
+  cal_entry_t e[16];
   int n = latency_entries(R, r, e, rate_entries(R, r, e, 0));
   fprintf(f, "local calibrated = {\n");
   for (int i = 0; i < n; i++)
@@ -1414,7 +1464,16 @@ static int run_rank(cal_rank_t *R) {
       status = 1;
       goto cleanup;
     }
+    /* copy_bw is solved with the step latency by size in the model, and
+     * that latency read with copy_bw: one refinement of each. */
     solve_engine(o, R, &r);
+    if (base_reads(o->base_text, "step_extra")) {
+      step_extra(o, &r);
+      if (r.engine_solved) {
+        solve_engine(o, R, &r);
+        step_extra(o, &r);
+      }
+    }
     solve_net(o, R, &r);
     print_report(o, R, &r);
     if (o->csv) status |= write_csv(o, R);

@@ -136,7 +136,7 @@ typedef struct {
   const char *topo, *sets, *algo, *opt, *csv, *trace, *timeline;
   size_t minb, maxb, buffsize, max_chunk;
   double factor;
-  int nranks, nchannels, root, proto, analytic, links, links_all, verify, stats, steps_per_chunk, nsteps;
+  int nranks, nchannels, root, proto, analytic, links, links_all, verify, stats, steps_per_chunk, nsteps, calls;
   chorus_dtype_t dt;
   chorus_redop_t op;
 } sim_args_t;
@@ -147,7 +147,7 @@ static int sim_usage(FILE *f) {
           "                  [-d dtype] [-o op] [-r root] [-a algo] [--opt k=v] [-p proto] [-c channels]\n"
           "                  [--model event|analytic] [--csv FILE] [--trace FILE] [--links[=all]]\n"
           "                  [--timeline FILE.svg] [--buffsize B] [--steps N] [--steps-per-chunk K]\n"
-          "                  [--max-chunk B] [--no-verify] [--stats]\n\n"
+          "                  [--max-chunk B] [--calls N] [--no-verify] [--stats]\n\n"
           "Predicts what `chorus perf` would print on the described cluster: the same columns, marked\n"
           "predicted, and the same CSV schema (plus a source column).\n"
           "  COLLECTIVE   allreduce, broadcast, reduce, allgather, reducescatter, alltoall\n"
@@ -166,6 +166,8 @@ static int sim_usage(FILE *f) {
           "               connection (default 8), --steps-per-chunk K (default steps/2),\n"
           "               --max-chunk B largest chunk (default 512K, the engine's; chunks are\n"
           "               min(buffsize/2, B))\n"
+          "  --calls N    replay N calls back to back, as chorus perf -i N times them (no barrier\n"
+          "               between calls), and print the time per call (default 1: one call alone)\n"
           "  --no-verify  skip proving the plan first; --stats: simulator speed on stderr\n");
   return f == stderr ? 2 : 0;
 }
@@ -178,7 +180,7 @@ static int parse_sim_args(int argc, char **argv, sim_args_t *a) {
       {"timeline", required_argument, NULL, 'G'}, {"opt", required_argument, NULL, 'O'},
       {"buffsize", required_argument, NULL, 'B'}, {"steps", required_argument, NULL, 'N'},
       {"steps-per-chunk", required_argument, NULL, 'K'}, {"no-verify", no_argument, NULL, 'V'},
-      {"max-chunk", required_argument, NULL, 'H'},
+      {"max-chunk", required_argument, NULL, 'H'}, {"calls", required_argument, NULL, 'I'},
       {"stats", no_argument, NULL, 'X'},          {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   optind = 2;
@@ -207,6 +209,14 @@ static int parse_sim_args(int argc, char **argv, sim_args_t *a) {
       if (parse_size(optarg, &a->max_chunk) || !a->max_chunk)
         return fprintf(stderr, "chorus sim: --max-chunk: '%s' is not a size\n", optarg), 2;
       break;
+    case 'I': {
+      char *end;
+      long v = strtol(optarg, &end, 10);
+      if (end == optarg || *end || v < 1 || v > 100000)
+        return fprintf(stderr, "chorus sim: --calls: '%s' is not a count of calls (1 to 100000)\n", optarg), 2;
+      a->calls = (int)v;
+      break;
+    }
     case 'N': a->nsteps = atoi(optarg); break;
     case 'K': a->steps_per_chunk = atoi(optarg); break;
     case 'V': a->verify = 0; break;
@@ -325,7 +335,8 @@ static int load(sim_cmd_t *x) {
 static int prepare(sim_cmd_t *x) {
   sim_args_t *a = &x->a;
   x->so = (sim_opts_t){.buffsize = a->buffsize, .nsteps = a->nsteps, .steps_per_chunk = a->steps_per_chunk,
-                       .max_chunk = a->max_chunk, .proto = a->proto, .span_ranks = a->timeline ? 16 : 0};
+                       .max_chunk = a->max_chunk, .proto = a->proto, .span_ranks = a->timeline ? 16 : 0,
+                       .calls = a->calls};
   if (topo_shape(x->t, x->n, &x->shape, &x->contiguous) != chorus_success) {
     fprintf(stderr, "chorus sim: out of memory\n");
     return 1;
@@ -394,10 +405,11 @@ static int print_header(sim_cmd_t *x) {
                     "busbw_GBps,wrong,source\n");
   }
   printf("# chorus sim %s: %d ranks on %d nodes, topology %s%s%s, dtype %s, op %s, algo %s, proto %s, channels %d, "
-         "model %s\n",
+         "model %s%s\n",
          chorus_coll_name(a->coll), x->n, x->shape.nnodes, x->t->name, x->t->params[0] ? " " : "", x->t->params,
          chorus_dtype_name(a->dt), chorus_redop_name(a->op), x->algo, topo_proto_name(a->proto), x->nch,
-         a->analytic ? "analytic" : "event");
+         a->analytic ? "analytic" : "event", a->calls > 1 ? ", calls back to back" : "");
+  if (a->calls > 1) printf("# time: per call, over %d calls back to back (the first alone is in --trace)\n", a->calls);
   if (x->ch_topo) printf("# channels: %d, as NCCL's search gives this topology (-c to choose)\n", x->nch);
   if (!x->contiguous)
     printf("# note: the ranks of some host are not consecutive; each run of them is planned as a node\n");

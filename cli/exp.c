@@ -534,8 +534,9 @@ static int measure_once(const exp_t *e, const exp_run_t *r, const char *csv, con
 
 static int predict(const exp_t *e, const exp_run_t *r, const exp_points_t *pts, const char *topo, const char *csv,
                    const char *trace, const char *log) {
-  char n[16], c[16], minb[32], maxb[32], only[32], spc[16];
+  char n[16], c[16], minb[32], maxb[32], only[32], spc[16], calls[16];
   snprintf(n, sizeof n, "%d", r->nranks);
+  snprintf(calls, sizeof calls, "%d", e->iters);
   snprintf(spc, sizeof spc, "%d", e->steps_per_chunk);
   snprintf(c, sizeof c, "%d", r->channels);
   if (r->topology[0]) topo = r->topology;
@@ -564,6 +565,10 @@ static int predict(const exp_t *e, const exp_run_t *r, const exp_points_t *pts, 
   else if (r->nranks > 2048) argv[k++] = (char *)"--model", argv[k++] = (char *)"analytic";
   if (e->max_chunk[0]) argv[k++] = (char *)"--max-chunk", argv[k++] = (char *)e->max_chunk;
   if (e->steps_per_chunk) argv[k++] = (char *)"--steps-per-chunk", argv[k++] = spc;
+  /* chorus perf times `iters` calls back to back and reports their mean:
+   * the model replays as many (a trace is of one call, as perf's). */
+  if (!trace && (e->testbed == TESTBED_LOCAL || e->testbed == TESTBED_NETNS))
+    argv[k++] = (char *)"--calls", argv[k++] = calls;
   argv[k++] = (char *)"--csv", argv[k++] = (char *)csv;
   if (trace) argv[k++] = (char *)"--trace", argv[k++] = (char *)trace;
   argv[k] = NULL;

@@ -56,5 +56,9 @@ double sim_cost_time(sim_cost_t *c, const plan_t *p, size_t count, chorus_dtype_
   sim_result_t r;
   chorus_result_t res = sim_run(s, count, dt, &r, err, errlen);
   sim_destroy(s);
-  return res == chorus_success ? r.time : -1;
+  if (res != chorus_success) return -1;
+  int k = c->o.calls;
+  return k > 1 ? (r.time * k - r.first) / (k - 1) : r.time;
 }
+
+void sim_cost_set_calls(sim_cost_t *c, int calls) { c->o.calls = calls > 1 ? calls : 1; }

@@ -34,7 +34,14 @@ const char *sim_cost_proto_name(int proto);
 void sim_cost_set_proto(sim_cost_t *c, int proto);
 
 /* Predicted seconds for one call of `count` elements of dt with plan p (as
- * chorus perf counts them); negative, with err, when it cannot be replayed. */
+ * chorus perf counts them); negative, with err, when it cannot be replayed.
+ * With sim_cost_set_calls(c, K > 1): the time per call of K calls back to
+ * back after the first, what a rank that times each call of such a loop
+ * sees once it runs steadily (chorus calibrate times its calls so). */
 double sim_cost_time(sim_cost_t *c, const plan_t *p, size_t count, chorus_dtype_t dt, char *err, size_t errlen);
+
+/* Calls replayed back to back by sim_cost_time from now on (1: one call
+ * alone, what a new cost model does). */
+void sim_cost_set_calls(sim_cost_t *c, int calls);
 
 #endif

@@ -96,6 +96,7 @@ enum { WK_COPY1 = 0, WK_COPY2, WK_REDUCE1, WK_REDUCE2, WK_LCOPY1, WK_LCOPY2, WK_
 typedef struct {
   _Alignas(64) uint32_t op;
   uint32_t iter;
+  uint32_t call;        /* of o.calls back to back */
   uint8_t state, phase; /* phase: 0 op not begun, 1 overhead paid, 2 work pending, 3 its second write (OPF_TWICE) */
   uint8_t record;       /* op spans are traced or kept */
   int8_t costq;         /* the event queue's FIFO for cost, -1 none */
@@ -157,7 +158,8 @@ struct sim {
   int32_t *rq;
   size_t rq_head, rq_tail, rq_cap; /* ready threads: a ring of rq_cap (a power of two) */
   uint8_t *queued;
-  double end;
+  double end, first_end; /* the last thread's end, and the last end of a first call */
+  const topo_proto_t *size_lat; /* the protocol, when it has a latency by step size; else NULL */
   int done_threads;
   chorus_result_t fault;
   sim_span_t *spans;
@@ -611,7 +613,14 @@ static inline uint64_t piece_bytes(uint64_t len, uint64_t psize, uint32_t i, uin
  * arrival time). */
 static inline void conn_left(sim_t *s, int id) {
   sim_conn_t *c = conn(s, id);
-  *slot_arrive(s, c, c->D) = s->now + c->lat;
+  double lat = c->lat;
+  if (s->size_lat) {
+    /* The protocol's latency by step size: steps still arrive in order. */
+    double prev = c->D > 0 ? *slot_arrive(s, c, c->D - 1) - s->now : 0;
+    lat += topo_proto_size_lat(s->size_lat, (double)(*slot_v(s, c, c->D) & ~SLOT_LAST));
+    if (c->D > 0 && prev > lat) lat = prev;
+  }
+  *slot_arrive(s, c, c->D) = s->now + lat;
   c->D++;
   if (c->wait_left && (int32_t)(c->D - c->left_upto) >= 0) {
     c->wait_left = 0;
@@ -619,8 +628,11 @@ static inline void conn_left(sim_t *s, int id) {
   }
   if (c->wait_recv) {
     c->wait_recv = 0;
-    if (c->lat <= 0) wake(s, c->dst_thr);
-    else if (ev_after_in(s, c->latq, c->lat, EV_KIND(EV_ARRIVE, id), c->dst_thr)) s->fault = chorus_out_of_memory;
+    if (lat <= 0) wake(s, c->dst_thr);
+    else if (lat != c->lat) {
+      if (ev_after(s, lat, EV_KIND(EV_ARRIVE, id), c->dst_thr)) s->fault = chorus_out_of_memory;
+    } else if (ev_after_in(s, c->latq, c->lat, EV_KIND(EV_ARRIVE, id), c->dst_thr))
+      s->fault = chorus_out_of_memory;
   }
 }
 
@@ -927,6 +939,13 @@ static void thread_run(sim_t *s, int th) {
     if (T->op == T->count) {
       T->op = 0;
       if (++T->iter >= s->chan[T->ch].slices || T->count == 0) {
+        if (T->call == 0 && s->now > s->first_end) s->first_end = s->now;
+        /* The next call back to back: its program again from the top, on
+         * the connections' slots as this call left them. */
+        if (++T->call < (uint32_t)s->o.calls && T->count > 0) {
+          T->iter = 0;
+          continue;
+        }
         T->state = ST_DONE;
         s->done_threads++;
         if (s->now > s->end) s->end = s->now;
@@ -1058,7 +1077,7 @@ static chorus_result_t reset_network(sim_t *s) {
 static void reset_state(sim_t *s) {
   const plan_t *p = s->p;
   s->now = 0;
-  s->end = 0;
+  s->end = s->first_end = 0;
   sim_evq_clear(&s->evq);
   s->seq = s->events = s->steps = 0;
   s->rq_head = s->rq_tail = 0;
@@ -1126,11 +1145,15 @@ static void start_threads(sim_t *s) {
 /* Connection latencies, the calendar for arrivals and the FIFOs of the
  * fixed delays. */
 static chorus_result_t set_up_queues(sim_t *s) {
-  double step_lat = s->t->proto[s->o.proto].step_lat;
+  const topo_proto_t *pr = &s->t->proto[s->o.proto];
+  double step_lat = pr->step_lat, size_max = 0;
+  s->size_lat = pr->nsize > 0 ? pr : NULL;
+  for (int i = 0; i < pr->nsize; i++)
+    if (pr->size_t_[i] > size_max) size_max = pr->size_t_[i];
   double maxlat = 0;
   for (int c = 0; c < s->nconn; c++) {
     conn(s, c)->lat = s->cinfo[c].route_lat + step_lat;
-    if (conn(s, c)->lat > maxlat) maxlat = conn(s, c)->lat;
+    if (conn(s, c)->lat + size_max > maxlat) maxlat = conn(s, c)->lat + size_max;
   }
   /* The events the FIFOs cannot hold are arrivals a receiver saw coming,
    * at most a route's latency ahead, at most one per connection: a calendar
@@ -1186,7 +1209,9 @@ static void collect(sim_t *s, sim_result_t *res) {
     for (int k = 0; k < s->cinfo[c].route_len; k++)
       s->res_bytes[s->routes[s->cinfo[c].route_off + k]] += s->cinfo[c].bytes;
   for (int w = 0; w < s->nwthr * WK_NCLASSES; w++) s->res_bytes[s->wpath[2 * w + 1]] += s->wbytes[w];
-  res->time = s->end;
+  int calls = s->o.calls > 1 ? s->o.calls : 1;
+  res->time = s->end / calls;
+  res->first = s->first_end;
   res->events = s->events;
   res->steps = s->steps;
   res->flows = sim_net_started(s->net);

@@ -65,10 +65,15 @@ typedef struct {
   int proto;            /* topo_proto_id_t */
   FILE *trace;          /* Chrome/Perfetto JSON events are written here (the caller opens and closes) */
   int span_ranks;       /* record op spans for the timeline of ranks 0 .. span_ranks-1 (0: none) */
+  int calls;            /* calls replayed back to back, as chorus perf times its iterations (no barrier
+                         * between them: a rank starts the next call when it has finished its part of
+                         * this one, into slots its peers freed); 0 or 1: one call */
 } sim_opts_t;
 
 typedef struct {
-  double time;          /* seconds from start until the last rank finished */
+  double time;          /* seconds per call: from the start until the last rank finished the last of
+                         * o.calls calls, over o.calls (what chorus perf reports for as many iterations) */
+  double first;         /* seconds until the last rank finished the first call (its latency alone) */
   uint64_t events;      /* events handled (flow ends, arrivals, thread wake-ups) */
   uint64_t steps;       /* steps moved */
   uint64_t flows;       /* flows started on the network */
@@ -99,8 +104,9 @@ void sim_destroy(sim_t *s);
 
 /* Simulate one call of `count` elements of dtype dt (count as the engine's
  * API takes it: per rank for allreduce, broadcast, reduce; per piece for
- * allgather, reducescatter, alltoall). Each call starts from a fresh state:
- * the same call gives the same result whatever ran before it. */
+ * allgather, reducescatter, alltoall), or o.calls of them back to back.
+ * Each sim_run starts from a fresh state: the same call gives the same
+ * result whatever ran before it. */
 chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t *res, char *err, size_t errlen);
 
 /* Where the next sim_run writes its trace (NULL: none): one simulator runs

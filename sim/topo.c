@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -419,9 +420,48 @@ static int l_rank(lua_State *L) {
   return 0;
 }
 
-/* protocol{ "LL", latency = "0.6us", efficiency = 0.5 } */
+double topo_proto_size_lat(const topo_proto_t *pr, double bytes) {
+  int n = pr->nsize;
+  if (n == 0) return 0;
+  if (bytes <= pr->size_b[0]) return pr->size_t_[0];
+  if (bytes >= pr->size_b[n - 1]) return pr->size_t_[n - 1];
+  int i = 1;
+  while (pr->size_b[i] < bytes) i++;
+  double x = (log(bytes) - log(pr->size_b[i - 1])) / (log(pr->size_b[i]) - log(pr->size_b[i - 1]));
+  return pr->size_t_[i - 1] + x * (pr->size_t_[i] - pr->size_t_[i - 1]);
+}
+
+/* latency_by_size = "2KiB:0.37us,4KiB:0.41us,...": sizes ascending, each
+ * with the latency a step of that size adds. An empty string: none. */
+static void parse_size_lat(lua_State *L, topo_proto_t *pr, const char *text, const char *what) {
+  pr->nsize = 0;
+  char buf[2048];
+  if (strlen(text) >= sizeof buf) raise_at(L, "%s: latency_by_size is too long", what);
+  snprintf(buf, sizeof buf, "%s", text);
+  char *save = NULL;
+  for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    while (*item == ' ') item++;
+    if (!*item) continue;
+    char *colon = strchr(item, ':');
+    if (!colon) raise_at(L, "%s: latency_by_size: '%s' is not SIZE:TIME (as 4KiB:0.4us)", what, item);
+    *colon = 0;
+    if (pr->nsize == TOPO_SIZE_LAT_MAX)
+      raise_at(L, "%s: latency_by_size: more than %d points", what, TOPO_SIZE_LAT_MAX);
+    char err[256];
+    double b, t;
+    if (sbx_parse_unit(item, 's', &b, err, sizeof err) != 0) raise_at(L, "%s: latency_by_size: %s", what, err);
+    if (sbx_parse_unit(colon + 1, 't', &t, err, sizeof err) != 0) raise_at(L, "%s: latency_by_size: %s", what, err);
+    if (!(b > 0)) raise_at(L, "%s: latency_by_size: a size must be above 0, not '%s'", what, item);
+    if (pr->nsize > 0 && b <= pr->size_b[pr->nsize - 1])
+      raise_at(L, "%s: latency_by_size: sizes must grow ('%s' after %g B)", what, item, pr->size_b[pr->nsize - 1]);
+    pr->size_b[pr->nsize] = b, pr->size_t_[pr->nsize] = t;
+    pr->nsize++;
+  }
+}
+
+/* protocol{ "LL", latency = "0.6us", efficiency = 0.5, latency_by_size = "4KiB:0.4us,32KiB:0.3us" } */
 static int l_protocol(lua_State *L) {
-  static const char *const fields[] = {"latency", "efficiency", NULL};
+  static const char *const fields[] = {"latency", "efficiency", "latency_by_size", NULL};
   builder_t *b = self(L);
   luaL_checktype(L, 1, LUA_TTABLE);
   check_fields(L, 1, "protocol", fields);
@@ -433,6 +473,11 @@ static int l_protocol(lua_State *L) {
   char what[64];
   snprintf(what, sizeof what, "protocol %s", proto_names[p]);
   opt_unit(L, 1, "latency", 't', &pr->step_lat, what);
+  lua_getfield(L, 1, "latency_by_size");
+  if (lua_type(L, -1) == LUA_TSTRING) parse_size_lat(L, pr, lua_tostring(L, -1), what);
+  else if (!lua_isnil(L, -1))
+    raise_at(L, "%s: latency_by_size must be a string of SIZE:TIME points, not a %s", what, luaL_typename(L, -1));
+  lua_pop(L, 1);
   lua_getfield(L, 1, "efficiency");
   if (!lua_isnil(L, -1)) {
     double e = lua_tonumber(L, -1);

@@ -69,10 +69,23 @@ typedef struct {
 /* Protocols, as the engine names them. */
 typedef enum { TOPO_PROTO_SIMPLE = 0, TOPO_PROTO_LL, TOPO_PROTO_LL128, TOPO_NUM_PROTOS } topo_proto_id_t;
 
+/* Points of a protocol's latency by step size, at most this many. */
+#define TOPO_SIZE_LAT_MAX 32
+
 typedef struct {
   double step_lat;   /* seconds added to every step (signalling, flag polling) */
   double efficiency; /* payload bytes per byte on the wire (LL: 0.5, LL128: 120/128) */
+  /* latency_by_size: seconds added to a step of a given size on top of
+   * step_lat (a step's first lines fetched from another core's cache,
+   * which chorus calibrate reads off the shm ping-pong), at sizes
+   * size_b[0] < size_b[1] < ...; linear in log size between points, the
+   * first point's below them, the last's above. nsize 0: none. */
+  int nsize;
+  double size_b[TOPO_SIZE_LAT_MAX], size_t_[TOPO_SIZE_LAT_MAX];
 } topo_proto_t;
+
+/* A step of `bytes`' latency on top of step_lat (0 without latency_by_size). */
+double topo_proto_size_lat(const topo_proto_t *pr, double bytes);
 
 typedef struct {
   char name[128];    /* the file's base name without .lua */

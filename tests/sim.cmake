@@ -30,6 +30,9 @@ chorus_add_cli_test(topo_bad_memory_without_bandwidth LABELS unit;bad RC 1
 chorus_add_cli_test(topo_bad_local_copy_without_memory LABELS unit;bad RC 1
   REGEX "topo_local_copy_no_mem.lua:3: device c0: copy_local_bw is a rate of the memory model \\(a copy between a rank's own buffers\\): give mem too"
   COMMAND topo check ${bad}/topo_local_copy_no_mem.lua)
+chorus_add_cli_test(topo_bad_size_latency LABELS unit;bad RC 1
+  REGEX "topo_size_latency.lua:5: protocol simple: latency_by_size: sizes must grow \\('2KiB' after 4096 B\\)"
+  COMMAND topo check ${bad}/topo_size_latency.lua)
 chorus_add_cli_test(topo_bad_set_parameter LABELS unit;bad RC 1
   REGEX "--set nodse: .*star.lua takes no parameter 'nodse'"
   COMMAND topo check star --set nodse=4)
@@ -60,6 +63,13 @@ chorus_add_cli_test(sim_pcie_bad_sockets LABELS unit;bad RC 1 REGEX "sockets is 
 
 chorus_add_cli_test(sim_step_overhead_not_analytic LABELS unit;bad RC 1 REGEX "does not model a device's step_overhead"
   COMMAND sim allreduce --topo star --set nodes=4,step_overhead=1us -n 4 -b 1M -e 1M --model analytic)
+
+# --calls: back-to-back calls, as chorus perf times them (closed form in
+# test_sim: back_to_back_calls_overlap_as_the_engine_runs_them).
+chorus_add_cli_test(sim_calls_bad LABELS unit;bad RC 2 REGEX "--calls: '0' is not a count of calls \\(1 to 100000\\)"
+  COMMAND sim allreduce --topo star -b 1M -e 1M --calls 0)
+chorus_add_cli_test(sim_calls_header LABELS unit REGEX "per call, over 40 calls back to back"
+  COMMAND sim allreduce --topo star -b 1M -e 1M --calls 40)
 
 # Golden outputs: deterministic tables and views.
 chorus_add_cli_test(sim_golden_star_ring_allreduce LABELS unit;golden GOLDEN sim_star_ring_allreduce.txt

@@ -28,7 +28,10 @@ local n = param("ranks", 2)
 -- cache), `llc` the last-level cache in front of it. With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
--- 2026-12-03).
+-- 2026-12-03). `step_extra`: what a step of a given size costs on top of
+-- step_lat, as SIZE:TIME points (chorus calibrate reads it off the shm
+-- ping-pong of one step: its time less op_overhead, step_lat and the two
+-- copies); default none.
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
@@ -37,4 +40,5 @@ cpu.host {
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),
   reduce_bw = param("reduce_bw", "23GB/s"), op_overhead = param("op_overhead", "0.2us"),
   step_lat = param("step_lat", "0.7us"), wake_lat = param("wake_lat", "12us"),
+  step_extra = param("step_extra", ""),
 }

@@ -803,7 +803,61 @@ static void fused_receives_that_keep_a_result_write_it_twice(void) {
   topo_destroy(t);
 }
 
-TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(max_min_shares_the_bottleneck_first),
+/* chorus perf times its calls back to back, with no barrier between them:
+ * a sender whose data left starts its next call at once, into the slots the
+ * receiver freed. On a one-way transfer with op overhead o and latency L
+ * (bytes that cost nothing), the receiver's k-th call ends when the
+ * sender's k-th step arrives, (k+1) o + L: K calls take K o + L, not
+ * K (o + L). The first call's latency is reported alone. */
+static void back_to_back_calls_overlap_as_the_engine_runs_them(void) {
+  topo_t *t = load_text("device { name = 'h0', kind = 'host', op_overhead = '1us' }\n"
+                        "device { name = 'h1', kind = 'host', op_overhead = '1us' }\n"
+                        "link { 'h0', 'h1', bw = '1000GB/s', lat = '2us' }\n"
+                        "rank 'h0'\nrank 'h1'\n");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  int src[1] = {0}, dst[1] = {1};
+  plan_t *p = transfers(2, 1, src, dst);
+  const double o = 1e-6, L = 2e-6;
+  const int ks[3] = {1, 2, 10};
+  for (int i = 0; i < 3; i++) {
+    sim_opts_t opts = {.calls = ks[i]};
+    sim_t *s;
+    sim_result_t r;
+    char err[512];
+    CHECK_EQ_INT(sim_create(&s, t, p, &opts, err, sizeof err), chorus_success);
+    CHECK_EQ_INT(sim_run(s, 16, chorus_float32, &r, err, sizeof err), chorus_success);
+    CHECK_TRUE(near(r.first, o + L, 1e-3));
+    CHECK_TRUE(near(r.time, (ks[i] * o + L) / ks[i], 1e-3));
+    sim_destroy(s);
+  }
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
+/* A protocol's latency by step size: linear in log size between its
+ * points, the end points' beyond them. One step over a free link: 64 B
+ * gets the first point's 1 us, 2 KiB halfway (in log size) between 1 and
+ * 4 KiB gets 2 us, 16 KiB the last point's 3 us; each on top of the
+ * protocol's latency of 0.5 us. */
+static void a_step_pays_the_latency_of_its_size(void) {
+  topo_t *t = load_text("device { name = 'h0', kind = 'host' }\n"
+                        "device { name = 'h1', kind = 'host' }\n"
+                        "link { 'h0', 'h1', bw = '1000000GB/s', lat = '0us' }\n"
+                        "protocol { 'simple', latency = '0.5us', latency_by_size = '1KiB:1us, 4KiB:3us' }\n"
+                        "rank 'h0'\nrank 'h1'\n");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  int src[1] = {0}, dst[1] = {1};
+  plan_t *p = transfers(2, 1, src, dst);
+  CHECK_TRUE(near(simulate(t, p, 64, NULL), 1.5e-6, 1e-3));
+  CHECK_TRUE(near(simulate(t, p, 2048, NULL), 2.5e-6, 1e-3));
+  CHECK_TRUE(near(simulate(t, p, 16384, NULL), 3.5e-6, 1e-3));
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
+TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(a_step_pays_the_latency_of_its_size), TEST(back_to_back_calls_overlap_as_the_engine_runs_them), TEST(max_min_shares_the_bottleneck_first),
           TEST(a_single_flow_gets_the_bottleneck_bandwidth), TEST(k_flows_into_one_link_get_b_over_k),
           TEST(ecmp_collisions_halve_the_colliding_flows), TEST(ring_on_a_star_is_the_alpha_beta_formula),
           TEST(double_binary_tree_on_a_star_costs_its_hop_count),

@@ -14,6 +14,9 @@
 --   o.op_overhead, o.step_lat, o.wake_lat  per op, per step, and per step
 --                    that waits for its peer to be scheduled (more ranks
 --                    than cores)
+--   o.step_extra     a step's latency by size on top of step_lat
+--                    ("SIZE:TIME,...", the protocol's latency_by_size; nil or
+--                    "" for none)
 -- Ranks fill the NUMA nodes in order, one per core, as a launcher that binds
 -- ranks to cores in order places them; ranks beyond the cores share them,
 -- each getting its share of the copy and add rates.
@@ -51,7 +54,7 @@ function M.host(o)
   end
   local step_lat = o.step_lat
   if share > 1 then step_lat = quantity.add_times(step_lat, o.wake_lat, "cpu.host") end
-  protocol { "simple", latency = step_lat, efficiency = 1.0 }
+  protocol { "simple", latency = step_lat, efficiency = 1.0, latency_by_size = o.step_extra }
 end
 
 return M

@@ -613,7 +613,7 @@ typedef struct {
   int step_lat_clamped, delay_clamped;
   /* step_extra: the shm ping-pong's one-step sizes, each with what it took
    * beyond the model's op_overhead + step_lat + two copies at copy_bw
-   * ("SIZE:TIME,...", the protocol's latency_by_size); "" when none. */
+   * ("SIZE:TIME SIZE:TIME ...", the protocol's latency_by_size); "" when none. */
   char step_extra[512];
   double step_extra_max;
 } cal_result_t;
@@ -841,7 +841,7 @@ static void step_extra(const cal_opts_t *o, cal_result_t *r) {
     double x = f->med[i] - (r->op_overhead + r->step_lat) - 2 * s / r->copy_bw;
     if (x < 0) x = 0;
     if (x > r->step_extra_max) r->step_extra_max = x;
-    int w = snprintf(r->step_extra + off, sizeof r->step_extra - off, "%s%zuB:%.3gus", off ? "," : "", o->sizes[i],
+    int w = snprintf(r->step_extra + off, sizeof r->step_extra - off, "%s%zuB:%.3gus", off ? " " : "", o->sizes[i],
                      x * 1e6);
     if (w < 0 || (size_t)w >= sizeof r->step_extra - off) break;
     off += (size_t)w;

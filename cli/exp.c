@@ -358,6 +358,14 @@ static int finish_runs(exp_t *e, const char *path) {
       snprintf(joined, sizeof joined, "%.470s,cores=%ld", r->set, sysconf(_SC_NPROCESSORS_ONLN));
       snprintf(r->set, sizeof r->set, "%s", joined);
     }
+    /* Each channel is a thread of every rank (local-cpu.lua's `channels`):
+     * with ranks x channels threads over the cores they share them too. */
+    if (e->testbed == TESTBED_LOCAL && r->channels > 1 && strncmp(r->set, "channels=", 9) &&
+        !strstr(r->set, ",channels=")) {
+      char joined[512];
+      snprintf(joined, sizeof joined, "%.470s,channels=%d", r->set, r->channels);
+      snprintf(r->set, sizeof r->set, "%s", joined);
+    }
     if (e->testbed == TESTBED_NETNS && r->nranks != e->hosts * e->ppn && r->measure) {
       fprintf(stderr, "chorus exp: %s: run %d has %d ranks, the testbed %d hosts x %d\n", path, i + 1, r->nranks,
               e->hosts, e->ppn);

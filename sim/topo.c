@@ -431,17 +431,17 @@ double topo_proto_size_lat(const topo_proto_t *pr, double bytes) {
   return pr->size_t_[i - 1] + x * (pr->size_t_[i] - pr->size_t_[i - 1]);
 }
 
-/* latency_by_size = "2KiB:0.37us,4KiB:0.41us,...": sizes ascending, each
- * with the latency a step of that size adds. An empty string: none. */
+/* latency_by_size = "2KiB:0.37us 4KiB:0.41us ...": sizes ascending, each
+ * with the latency a step of that size adds, apart by spaces, commas or
+ * semicolons (spaces pass through --set, whose list is of commas). An
+ * empty string: none. */
 static void parse_size_lat(lua_State *L, topo_proto_t *pr, const char *text, const char *what) {
   pr->nsize = 0;
   char buf[2048];
   if (strlen(text) >= sizeof buf) raise_at(L, "%s: latency_by_size is too long", what);
   snprintf(buf, sizeof buf, "%s", text);
   char *save = NULL;
-  for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-    while (*item == ' ') item++;
-    if (!*item) continue;
+  for (char *item = strtok_r(buf, ", ;", &save); item; item = strtok_r(NULL, ", ;", &save)) {
     char *colon = strchr(item, ':');
     if (!colon) raise_at(L, "%s: latency_by_size: '%s' is not SIZE:TIME (as 4KiB:0.4us)", what, item);
     *colon = 0;
@@ -459,7 +459,7 @@ static void parse_size_lat(lua_State *L, topo_proto_t *pr, const char *text, con
   }
 }
 
-/* protocol{ "LL", latency = "0.6us", efficiency = 0.5, latency_by_size = "4KiB:0.4us,32KiB:0.3us" } */
+/* protocol{ "LL", latency = "0.6us", efficiency = 0.5, latency_by_size = "4KiB:0.4us 32KiB:0.3us" } */
 static int l_protocol(lua_State *L) {
   static const char *const fields[] = {"latency", "efficiency", "latency_by_size", NULL};
   builder_t *b = self(L);

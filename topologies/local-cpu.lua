@@ -28,12 +28,14 @@ local n = param("ranks", 2)
 -- cache), `llc` the last-level cache in front of it. With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
--- 2026-12-03). `step_extra`: what a step of a given size costs on top of
--- step_lat, as SIZE:TIME points (chorus calibrate reads it off the shm
--- ping-pong of one step: its time less op_overhead, step_lat and the two
--- copies); default none.
+-- 2026-12-03); each of a rank's `channels` is a thread of its own, and
+-- ranks x channels threads share the cores. `step_extra`: what a step of a
+-- given size costs on top of step_lat, as SIZE:TIME points (chorus
+-- calibrate reads it off the shm ping-pong of one step: its time less
+-- op_overhead, step_lat and the two copies); default none.
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  channels = param("channels", 1),
   mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),

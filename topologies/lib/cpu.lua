@@ -12,10 +12,12 @@
 --   o.numa_bw, o.numa_lat, o.socket_bw, o.socket_lat  links between NUMA
 --                    nodes inside a package and between packages
 --   o.op_overhead, o.step_lat, o.wake_lat  per op, per step, and per step
---                    that waits for its peer to be scheduled (more ranks
+--                    that waits for its peer to be scheduled (more threads
 --                    than cores)
+--   o.channels       the channels each rank runs, a thread each (default
+--                    1): ranks x channels threads share the cores
 --   o.step_extra     a step's latency by size on top of step_lat
---                    ("SIZE:TIME,...", the protocol's latency_by_size; nil or
+--                    ("SIZE:TIME SIZE:TIME ...", the protocol's latency_by_size; nil or
 --                    "" for none)
 -- Ranks fill the NUMA nodes in order, one per core, as a launcher that binds
 -- ranks to cores in order places them; ranks beyond the cores share them,
@@ -26,11 +28,15 @@ local M = {}
 
 function M.host(o)
   local n, cores, numa, packages = o.ranks, o.cores, o.numa, o.packages
+  local channels = o.channels or 1
   if cores < 1 or numa < 1 or packages < 1 then error("cores, numa and packages must be at least 1", 2) end
+  if channels < 1 then error("channels must be at least 1", 2) end
   if numa > cores then numa = cores end
   if packages > numa then packages = numa end
-  local share = math.max(1, (n + cores - 1) // cores)
-  -- A rate divided among the ranks that share a core ("14.5GB/s" / 2 = "7.25GB/s").
+  -- Every channel of a rank is a thread of its own: ranks x channels
+  -- threads share the cores.
+  local share = math.max(1, (n * channels + cores - 1) // cores)
+  -- A rate divided among the threads that share a core ("14.5GB/s" / 2 = "7.25GB/s").
   local function per_rank(v) return quantity.divide(v, share, "cpu.host") end
   local per_node = (cores + numa - 1) // numa
   local function package_of(node) return node * packages // numa end

@@ -1,9 +1,10 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-06 03:31:29 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 04:00:24 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/channels/calibrated.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/channels2/calibrated.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.946, a size missed by 32.4%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.926, a size missed by 24.5%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: reduce_bw is copy_bw x the kernels' reduce/copy ratio, not solved: the ring reduce ran faster than its sender can copy at copy_bw (at reduce_bw = 10000 GB/s the model predicts 38.766 us, slower than the measured 34.745 us)
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,20 +13,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.997 us +- 0.073, bw 19.412 GB/s +- 6.290, R^2 0.94637, max residual 32.41%, break near 741455 B
---   copy kernel 13.400 GB/s [12.179, 14.497], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 19.412 GB/s +- 6.290 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.487 us [1.483, 1.503]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.838 us +- 0.077, bw 27.067 GB/s +- 6.472, R^2 0.92552, max residual 24.51%, break near 185364 B
+--   copy kernel 20.525 GB/s [15.901, 20.894], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 27.067 GB/s +- 6.472 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.272 us [1.168, 1.343]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "25.72GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 25.80, 4096 KiB 25.64; kernel in the cache 92.04)
-  copy_local_bw = "92.04GB/s", -- copy kernel in the cache, all ranks at once, [83.581, 92.442] GB/s
-  reduce_bw     = "21.4GB/s", -- the model's rate for the ring reduce measured (1024 KiB 23.13, 4096 KiB 19.80; kernel in the cache 37.96)
-  mem_bw        = "30.38GB/s", -- the model's memory for the ring broadcast 33.53 and reduce 27.53 of 64 MiB (2 x copy kernel x 2 ranks 53.60)
-  op_overhead   = "0.221us", -- 8-byte allreduce on one rank, [0.220, 0.221] us
-  step_lat      = "0.7758us", -- shm alpha - op_overhead
-  wake_lat      = "14.96us", -- 2 ranks on one CPU: 8 B half round trip 15.958 us [15.882, 16.191] - shm alpha
+  copy_bw       = "27.26GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 26.09, 4096 KiB 28.48; kernel in the cache 114.27)
+  copy_local_bw = "114.3GB/s", -- copy kernel in the cache, all ranks at once, [86.936, 114.928] GB/s
+  reduce_bw     = "14.24GB/s", -- estimated: copy_bw x the kernels' reduce/copy ratio in the cache (59.69 / 114.27); the ring reduce could not be solved (see the warning above)
+  mem_bw        = "32.37GB/s", -- the model's memory for the ring broadcast 29.26 and reduce 35.81 of 64 MiB (2 x copy kernel x 2 ranks 82.10)
+  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.150] us
+  step_lat      = "0.6876us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.0401us 256B:0.0429us 512B:0.0414us 1024B:0.0488us 2048B:0.202us 4096B:0.342us 8192B:0.237us 16384B:0.117us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.342 us)
+  wake_lat      = "12.47us", -- 2 ranks on one CPU: 8 B half round trip 13.308 us [13.291, 13.337] - shm alpha
 }
 
 local loader_param = param
@@ -55,59 +57,32 @@ end
 --
 -- The machine's shape, as the engine's tuner passes it from hwloc: `cores`,
 -- `numa` nodes and `packages` (defaults: a core for every rank on one NUMA
--- node). Ranks fill the NUMA nodes in order, one per core, as a launcher
--- that binds ranks to cores in order places them; ranks beyond the cores
--- share them, each getting its share of the copy and add rates. A step
--- between NUMA nodes crosses a `numa_bw` link inside a package and a
--- `socket_bw` one between packages (typical one-stream rates, not measured
--- here: calibrate a machine that has several nodes).
+-- node; `chorus topo detect` writes this machine's). A step between NUMA
+-- nodes crosses a `numa_bw` link inside a package and a `socket_bw` one
+-- between packages (typical one-stream rates, not measured here: calibrate
+-- a machine that has several nodes)
+-- (lib/cpu.lua builds it).
+local cpu = require "cpu"
+
 local n = param("ranks", 2)
-local cores = param("cores", n)
-local numa = param("numa", 1)
-local packages = param("packages", 1)
-if cores < 1 or numa < 1 or packages < 1 then error("cores, numa and packages must be at least 1") end
-if numa > cores then numa = cores end
-if packages > numa then packages = numa end
-
-local share = (n + cores - 1) // cores
--- A rate divided among the ranks that share a core ("14.5GB/s" / 2 = "7.25GB/s").
-local quantity = require "quantity"
-local function per_rank(v) return quantity.divide(v, share, "local-cpu") end
-
-local per_node = (cores + numa - 1) // numa
-local function package_of(node) return node * packages // numa end
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. The ranks move their
--- data with their own threads (sim.h, the memory model): a rank's rates are
--- the in-cache copy and add rates of one thread, and the memory is shared
--- once their buffers no longer fit in the cache.
-local mem_bw, llc = param("mem_bw", "50GB/s"), param("llc", "32MiB")
-for m = 0, numa - 1 do
-  device { name = "numa" .. m, kind = "numa", host = "local", mem_bw = mem_bw, llc = llc }
-end
-for a = 0, numa - 1 do
-  for b = a + 1, numa - 1 do
-    local same = package_of(a) == package_of(b)
-    link { "numa" .. a, "numa" .. b,
-           bw = same and param("numa_bw", "20GB/s") or param("socket_bw", "10GB/s"),
-           lat = same and param("numa_lat", "0.1us") or param("socket_lat", "0.2us") }
-  end
-end
-local copy_bw = per_rank(param("copy_bw", "32GB/s"))
-local copy_local_bw = per_rank(param("copy_local_bw", "100GB/s"))
-for r = 0, n - 1 do
-  local c = "core" .. r
-  local node = (r % cores) // per_node
-  device { name = c, kind = "core", host = "local", reduce_bw = per_rank(param("reduce_bw", "23GB/s")),
-           copy_bw = copy_bw, copy_local_bw = copy_local_bw, op_overhead = param("op_overhead", "0.2us"),
-           mem = "numa" .. node }
-  link { c, "numa" .. node, bw = copy_bw, lat = "0us" }
-  rank(c)
-end
--- With more ranks than cores a step usually waits for its peer to be
--- scheduled first: `wake_lat` more (chorus calibrate measures it with two
--- ranks on one CPU: 12-13 us on 2026-12-03).
-local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "12us")
-if share > 1 then step_lat = quantity.add_times(step_lat, wake_lat, "local-cpu") end
-protocol { "simple", latency = step_lat, efficiency = 1.0 }
+-- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cores a step usually waits for its peer to be scheduled first: `wake_lat`
+-- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
+-- 2026-12-03); each of a rank's `channels` is a thread of its own, and
+-- ranks x channels threads share the cores. `step_extra`: what a step of a
+-- given size costs on top of step_lat, as SIZE:TIME points (chorus
+-- calibrate reads it off the shm ping-pong of one step: its time less
+-- op_overhead, step_lat and the two copies); default none.
+cpu.host {
+  ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  channels = param("channels", 1),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
+  socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
+  copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),
+  reduce_bw = param("reduce_bw", "23GB/s"), op_overhead = param("op_overhead", "0.2us"),
+  step_lat = param("step_lat", "0.7us"), wake_lat = param("wake_lat", "12us"),
+  step_extra = param("step_extra", ""),
+}

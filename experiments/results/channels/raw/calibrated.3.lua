@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-06 03:31:43 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 04:00:34 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/channels/raw/calibrated.3.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/channels2/raw/calibrated.3.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.927, a size missed by 35.3%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.958, a size missed by 31.1%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,20 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.974 us +- 0.078, bw 20.101 GB/s +- 7.808, R^2 0.92724, max residual 35.30%, break near 741455 B
---   copy kernel 12.010 GB/s [9.459, 14.443], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 20.101 GB/s +- 7.808 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.483 us [1.479, 1.523]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.291 us +- 0.027, bw 22.749 GB/s +- 7.941, R^2 0.95814, max residual 31.15%, break near 2965821 B
+--   copy kernel 8.600 GB/s [8.366, 8.900], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 22.749 GB/s +- 7.941 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.561 us [0.561, 0.571]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "26.78GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 26.08, 4096 KiB 27.50; kernel in the cache 85.29)
-  copy_local_bw = "85.29GB/s", -- copy kernel in the cache, all ranks at once, [73.934, 94.473] GB/s
-  reduce_bw     = "21.02GB/s", -- the model's rate for the ring reduce measured (1024 KiB 21.84, 4096 KiB 20.23; kernel in the cache 40.90)
-  mem_bw        = "28.99GB/s", -- the model's memory for the ring broadcast 31.86 and reduce 26.37 of 64 MiB (2 x copy kernel x 2 ranks 48.04)
-  op_overhead   = "0.211us", -- 8-byte allreduce on one rank, [0.211, 0.230] us
-  step_lat      = "0.7628us", -- shm alpha - op_overhead
-  wake_lat      = "15.05us", -- 2 ranks on one CPU: 8 B half round trip 16.026 us [15.911, 16.093] - shm alpha
+  copy_bw       = "36.15GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 36.68, 4096 KiB 35.62; kernel in the cache 94.35)
+  copy_local_bw = "94.35GB/s", -- copy kernel in the cache, all ranks at once, [54.712, 102.219] GB/s
+  reduce_bw     = "27.69GB/s", -- the model's rate for the ring reduce measured (1024 KiB 29.06, 4096 KiB 26.38; kernel in the cache 48.76)
+  mem_bw        = "30.73GB/s", -- the model's memory for the ring broadcast 34.08 and reduce 27.70 of 64 MiB (2 x copy kernel x 2 ranks 34.40)
+  op_overhead   = "0.21us", -- 8-byte allreduce on one rank, [0.201, 0.210] us
+  step_lat      = "0.08106us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0us 512B:0us 1024B:0us 2048B:0us 4096B:0.0988us 8192B:0us 16384B:0us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.099 us)
+  wake_lat      = "12.88us", -- 2 ranks on one CPU: 8 B half round trip 13.169 us [13.085, 13.185] - shm alpha
 }
 
 local loader_param = param
@@ -55,59 +56,32 @@ end
 --
 -- The machine's shape, as the engine's tuner passes it from hwloc: `cores`,
 -- `numa` nodes and `packages` (defaults: a core for every rank on one NUMA
--- node). Ranks fill the NUMA nodes in order, one per core, as a launcher
--- that binds ranks to cores in order places them; ranks beyond the cores
--- share them, each getting its share of the copy and add rates. A step
--- between NUMA nodes crosses a `numa_bw` link inside a package and a
--- `socket_bw` one between packages (typical one-stream rates, not measured
--- here: calibrate a machine that has several nodes).
+-- node; `chorus topo detect` writes this machine's). A step between NUMA
+-- nodes crosses a `numa_bw` link inside a package and a `socket_bw` one
+-- between packages (typical one-stream rates, not measured here: calibrate
+-- a machine that has several nodes)
+-- (lib/cpu.lua builds it).
+local cpu = require "cpu"
+
 local n = param("ranks", 2)
-local cores = param("cores", n)
-local numa = param("numa", 1)
-local packages = param("packages", 1)
-if cores < 1 or numa < 1 or packages < 1 then error("cores, numa and packages must be at least 1") end
-if numa > cores then numa = cores end
-if packages > numa then packages = numa end
-
-local share = (n + cores - 1) // cores
--- A rate divided among the ranks that share a core ("14.5GB/s" / 2 = "7.25GB/s").
-local quantity = require "quantity"
-local function per_rank(v) return quantity.divide(v, share, "local-cpu") end
-
-local per_node = (cores + numa - 1) // numa
-local function package_of(node) return node * packages // numa end
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. The ranks move their
--- data with their own threads (sim.h, the memory model): a rank's rates are
--- the in-cache copy and add rates of one thread, and the memory is shared
--- once their buffers no longer fit in the cache.
-local mem_bw, llc = param("mem_bw", "50GB/s"), param("llc", "32MiB")
-for m = 0, numa - 1 do
-  device { name = "numa" .. m, kind = "numa", host = "local", mem_bw = mem_bw, llc = llc }
-end
-for a = 0, numa - 1 do
-  for b = a + 1, numa - 1 do
-    local same = package_of(a) == package_of(b)
-    link { "numa" .. a, "numa" .. b,
-           bw = same and param("numa_bw", "20GB/s") or param("socket_bw", "10GB/s"),
-           lat = same and param("numa_lat", "0.1us") or param("socket_lat", "0.2us") }
-  end
-end
-local copy_bw = per_rank(param("copy_bw", "32GB/s"))
-local copy_local_bw = per_rank(param("copy_local_bw", "100GB/s"))
-for r = 0, n - 1 do
-  local c = "core" .. r
-  local node = (r % cores) // per_node
-  device { name = c, kind = "core", host = "local", reduce_bw = per_rank(param("reduce_bw", "23GB/s")),
-           copy_bw = copy_bw, copy_local_bw = copy_local_bw, op_overhead = param("op_overhead", "0.2us"),
-           mem = "numa" .. node }
-  link { c, "numa" .. node, bw = copy_bw, lat = "0us" }
-  rank(c)
-end
--- With more ranks than cores a step usually waits for its peer to be
--- scheduled first: `wake_lat` more (chorus calibrate measures it with two
--- ranks on one CPU: 12-13 us on 2026-12-03).
-local step_lat, wake_lat = param("step_lat", "0.7us"), param("wake_lat", "12us")
-if share > 1 then step_lat = quantity.add_times(step_lat, wake_lat, "local-cpu") end
-protocol { "simple", latency = step_lat, efficiency = 1.0 }
+-- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cores a step usually waits for its peer to be scheduled first: `wake_lat`
+-- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
+-- 2026-12-03); each of a rank's `channels` is a thread of its own, and
+-- ranks x channels threads share the cores. `step_extra`: what a step of a
+-- given size costs on top of step_lat, as SIZE:TIME points (chorus
+-- calibrate reads it off the shm ping-pong of one step: its time less
+-- op_overhead, step_lat and the two copies); default none.
+cpu.host {
+  ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  channels = param("channels", 1),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
+  socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
+  copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),
+  reduce_bw = param("reduce_bw", "23GB/s"), op_overhead = param("op_overhead", "0.2us"),
+  step_lat = param("step_lat", "0.7us"), wake_lat = param("wake_lat", "12us"),
+  step_extra = param("step_extra", ""),
+}

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,9 @@ _Static_assert(sizeof(boot_id_t) <= CHORUS_UNIQUE_ID_BYTES, "boot_id_t must fit 
  * (a socket peer that closed) takes a probe of up to FAIL_PROBE_S first. */
 #define FAIL_CAUSE_WAIT_S 1.0
 #define FAIL_PROBE_S 0.2
+/* A failing rank lets its proxies write the steps already posted for this
+ * long at most, in all, before it ends its sockets (vfail). */
+#define FAIL_DRAIN_S 0.5
 
 /* A cause's text, ended, without its "rank K: " (said already). */
 static void cause_text(int from, char *text, size_t len, size_t cap) {
@@ -65,6 +69,23 @@ static void vfail(chorus_comm_t *c, chorus_result_t r, int tell, const char *fmt
     /* Before the aborts below wake the peers, so that each finds the cause
      * queued and names the rank it started from, not only its neighbour. */
     if (tell) tell_all(c, msg);
+  }
+  /* Steps this rank posted on a socket and its proxies have not written
+   * yet are of calls it has finished (or of this one), which a peer may
+   * still be in: the aborts below end the streams, so let them go out
+   * first, for at most FAIL_DRAIN_S in all. Without this a mismatch found
+   * in call N cut off call N-1's last steps to a peer still receiving them,
+   * and that peer failed a call that had succeeded everywhere else (CI,
+   * test_sock_proxies_only: about 1 run in 5). */
+  double until = tr_now() + FAIL_DRAIN_S;
+  for (size_t i = 0; c->conns && i < (size_t)c->nranks * COMM_CONN_SLOTS * 2; i++) {
+    tr_conn_t *cn = c->conns[i];
+    if (!cn || !cn->is_send || !cn->ring.ctrl || !cn->tr || !cn->tr->abort) continue;
+    ring_ctrl_t *ctrl = cn->ring.ctrl;
+    uint32_t posted = __atomic_load_n(&ctrl->head, __ATOMIC_ACQUIRE);
+    while (!ring_passed(__atomic_load_n(&ctrl->tail, __ATOMIC_ACQUIRE), posted) &&
+           !__atomic_load_n(&ctrl->abort, __ATOMIC_ACQUIRE) && tr_now() < until)
+      sched_yield();
   }
   c->stop = 1;
   cuda_comm_abort(c); /* every kernel of the process's ranks stops at its next poll */

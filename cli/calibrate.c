@@ -827,9 +827,9 @@ static double solve_rate(const char *file, const char *base_sets, const char *na
  * charges such a step -- op_overhead + step_lat (the fitted alpha) and two
  * copies at copy_bw -- and never below 0. What is left is the size's own
  * cost the line does not see: on the 2-vCPU EPYC of 2026-12-07, when its
- * two vCPUs ran far apart (alpha 0.76 us), every step of 2-32 KiB took
- * 0.3-0.4 us more (the first lines fetched from the other core's cache);
- * when they ran close (alpha 0.28 us), under 0.1 us. */
+ * two vCPUs ran far apart (alpha 0.76-0.86 us), steps of 2-16 KiB took
+ * 0.2-0.6 us more (the first lines fetched from the other core's cache);
+ * when they ran close (alpha 0.25-0.29 us), at most 0.16 us. */
 static void step_extra(const cal_opts_t *o, cal_result_t *r) {
   r->step_extra[0] = 0;
   r->step_extra_max = 0;

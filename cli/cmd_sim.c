@@ -409,7 +409,7 @@ static int print_header(sim_cmd_t *x) {
          chorus_coll_name(a->coll), x->n, x->shape.nnodes, x->t->name, x->t->params[0] ? " " : "", x->t->params,
          chorus_dtype_name(a->dt), chorus_redop_name(a->op), x->algo, topo_proto_name(a->proto), x->nch,
          a->analytic ? "analytic" : "event", a->calls > 1 ? ", calls back to back" : "");
-  if (a->calls > 1) printf("# time: per call, over %d calls back to back (the first alone is in --trace)\n", a->calls);
+  if (a->calls > 1) printf("# time: per call, over %d calls back to back\n", a->calls);
   if (x->ch_topo) printf("# channels: %d, as NCCL's search gives this topology (-c to choose)\n", x->nch);
   if (!x->contiguous)
     printf("# note: the ranks of some host are not consecutive; each run of them is planned as a node\n");

@@ -340,6 +340,17 @@ static int read_run_matrix(lua_State *L, int t, exp_t *e, const exp_run_t *dflt)
   return 0;
 }
 
+/* `key`=value into a run's --set list (first, or last), unless it names key. */
+static void set_default(char *set, size_t len, const char *key, long value, int first) {
+  char item[24], comma_item[26], joined[512];
+  snprintf(item, sizeof item, "%.20s=", key);
+  snprintf(comma_item, sizeof comma_item, ",%s", item);
+  if (!strncmp(set, item, strlen(item)) || strstr(set, comma_item)) return;
+  if (first) snprintf(joined, sizeof joined, "%s%ld%s%.460s", item, value, set[0] ? "," : "", set);
+  else snprintf(joined, sizeof joined, "%.460s,%s%ld", set, item, value);
+  snprintf(set, len, "%s", joined);
+}
+
 /* Each run's topology settings completed for its testbed, checked against
  * it, and its label made safe for a file name. */
 static int finish_runs(exp_t *e, const char *path) {
@@ -347,24 +358,13 @@ static int finish_runs(exp_t *e, const char *path) {
     exp_run_t *r = &e->runs[i];
     /* A local testbed's topology is told the rank count and this machine's
      * CPUs (local-cpu.lua's `ranks` and `cores`: more ranks than cores
-     * share them), unless the run sets them itself. */
-    if (e->testbed == TESTBED_LOCAL && strncmp(r->set, "ranks=", 6) && !strstr(r->set, ",ranks=")) {
-      char joined[512];
-      snprintf(joined, sizeof joined, "ranks=%d%s%.480s", r->nranks, r->set[0] ? "," : "", r->set);
-      snprintf(r->set, sizeof r->set, "%s", joined);
-    }
-    if (e->testbed == TESTBED_LOCAL && strncmp(r->set, "cores=", 6) && !strstr(r->set, ",cores=")) {
-      char joined[512];
-      snprintf(joined, sizeof joined, "%.470s,cores=%ld", r->set, sysconf(_SC_NPROCESSORS_ONLN));
-      snprintf(r->set, sizeof r->set, "%s", joined);
-    }
-    /* Each channel is a thread of every rank (local-cpu.lua's `channels`):
-     * with ranks x channels threads over the cores they share them too. */
-    if (e->testbed == TESTBED_LOCAL && r->channels > 1 && strncmp(r->set, "channels=", 9) &&
-        !strstr(r->set, ",channels=")) {
-      char joined[512];
-      snprintf(joined, sizeof joined, "%.470s,channels=%d", r->set, r->channels);
-      snprintf(r->set, sizeof r->set, "%s", joined);
+     * share them), and for several channels their count (each is a thread
+     * of every rank: ranks x channels threads share the cores too), unless
+     * the run sets them itself. */
+    if (e->testbed == TESTBED_LOCAL) {
+      set_default(r->set, sizeof r->set, "ranks", r->nranks, 1);
+      set_default(r->set, sizeof r->set, "cores", sysconf(_SC_NPROCESSORS_ONLN), 0);
+      if (r->channels > 1) set_default(r->set, sizeof r->set, "channels", r->channels, 0);
     }
     if (e->testbed == TESTBED_NETNS && r->nranks != e->hosts * e->ppn && r->measure) {
       fprintf(stderr, "chorus exp: %s: run %d has %d ranks, the testbed %d hosts x %d\n", path, i + 1, r->nranks,

@@ -80,6 +80,8 @@ static void vfail(chorus_comm_t *c, chorus_result_t r, int tell, const char *fmt
   double until = tr_now() + FAIL_DRAIN_S;
   for (size_t i = 0; c->conns && i < (size_t)c->nranks * COMM_CONN_SLOTS * 2; i++) {
     tr_conn_t *cn = c->conns[i];
+    /* Only a transport whose abort ends its streams loses posted steps; in
+     * shared memory they already sit in the peer's slots. */
     if (!cn || !cn->is_send || !cn->ring.ctrl || !cn->tr || !cn->tr->abort) continue;
     ring_ctrl_t *ctrl = cn->ring.ctrl;
     uint32_t posted = __atomic_load_n(&ctrl->head, __ATOMIC_ACQUIRE);

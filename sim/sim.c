@@ -160,6 +160,8 @@ struct sim {
   uint8_t *queued;
   double end, first_end; /* the last thread's end, and the last end of a first call */
   const topo_proto_t *size_lat; /* the protocol, when it has a latency by step size; else NULL */
+  uint32_t size_lat_v;          /* the last step size looked up there (UINT32_MAX: none), and its latency */
+  double size_lat_t;
   int done_threads;
   chorus_result_t fault;
   sim_span_t *spans;
@@ -617,7 +619,9 @@ static inline void conn_left(sim_t *s, int id) {
   if (s->size_lat) {
     /* The protocol's latency by step size: steps still arrive in order. */
     double prev = c->D > 0 ? *slot_arrive(s, c, c->D - 1) - s->now : 0;
-    lat += topo_proto_size_lat(s->size_lat, (double)(*slot_v(s, c, c->D) & ~SLOT_LAST));
+    uint32_t v = *slot_v(s, c, c->D) & ~SLOT_LAST;
+    if (v != s->size_lat_v) s->size_lat_v = v, s->size_lat_t = topo_proto_size_lat(s->size_lat, (double)v);
+    lat += s->size_lat_t; /* steps are mostly of one size: looked up once */
     if (c->D > 0 && prev > lat) lat = prev;
   }
   *slot_arrive(s, c, c->D) = s->now + lat;
@@ -1148,8 +1152,9 @@ static chorus_result_t set_up_queues(sim_t *s) {
   const topo_proto_t *pr = &s->t->proto[s->o.proto];
   double step_lat = pr->step_lat, size_max = 0;
   s->size_lat = pr->nsize > 0 ? pr : NULL;
+  s->size_lat_v = UINT32_MAX;
   for (int i = 0; i < pr->nsize; i++)
-    if (pr->size_t_[i] > size_max) size_max = pr->size_t_[i];
+    if (pr->size_lat_s[i] > size_max) size_max = pr->size_lat_s[i];
   double maxlat = 0;
   for (int c = 0; c < s->nconn; c++) {
     conn(s, c)->lat = s->cinfo[c].route_lat + step_lat;

@@ -423,12 +423,12 @@ static int l_rank(lua_State *L) {
 double topo_proto_size_lat(const topo_proto_t *pr, double bytes) {
   int n = pr->nsize;
   if (n == 0) return 0;
-  if (bytes <= pr->size_b[0]) return pr->size_t_[0];
-  if (bytes >= pr->size_b[n - 1]) return pr->size_t_[n - 1];
+  if (bytes <= pr->size_bytes[0]) return pr->size_lat_s[0];
+  if (bytes >= pr->size_bytes[n - 1]) return pr->size_lat_s[n - 1];
   int i = 1;
-  while (pr->size_b[i] < bytes) i++;
-  double x = (log(bytes) - log(pr->size_b[i - 1])) / (log(pr->size_b[i]) - log(pr->size_b[i - 1]));
-  return pr->size_t_[i - 1] + x * (pr->size_t_[i] - pr->size_t_[i - 1]);
+  while (pr->size_bytes[i] < bytes) i++;
+  double x = (log(bytes) - log(pr->size_bytes[i - 1])) / (log(pr->size_bytes[i]) - log(pr->size_bytes[i - 1]));
+  return pr->size_lat_s[i - 1] + x * (pr->size_lat_s[i] - pr->size_lat_s[i - 1]);
 }
 
 /* latency_by_size = "2KiB:0.37us 4KiB:0.41us ...": sizes ascending, each
@@ -452,9 +452,9 @@ static void parse_size_lat(lua_State *L, topo_proto_t *pr, const char *text, con
     if (sbx_parse_unit(item, 's', &b, err, sizeof err) != 0) raise_at(L, "%s: latency_by_size: %s", what, err);
     if (sbx_parse_unit(colon + 1, 't', &t, err, sizeof err) != 0) raise_at(L, "%s: latency_by_size: %s", what, err);
     if (!(b > 0)) raise_at(L, "%s: latency_by_size: a size must be above 0, not '%s'", what, item);
-    if (pr->nsize > 0 && b <= pr->size_b[pr->nsize - 1])
-      raise_at(L, "%s: latency_by_size: sizes must grow ('%s' after %g B)", what, item, pr->size_b[pr->nsize - 1]);
-    pr->size_b[pr->nsize] = b, pr->size_t_[pr->nsize] = t;
+    if (pr->nsize > 0 && b <= pr->size_bytes[pr->nsize - 1])
+      raise_at(L, "%s: latency_by_size: sizes must grow ('%s' after %g B)", what, item, pr->size_bytes[pr->nsize - 1]);
+    pr->size_bytes[pr->nsize] = b, pr->size_lat_s[pr->nsize] = t;
     pr->nsize++;
   }
 }

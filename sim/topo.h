@@ -78,10 +78,10 @@ typedef struct {
   /* latency_by_size: seconds added to a step of a given size on top of
    * step_lat (a step's first lines fetched from another core's cache,
    * which chorus calibrate reads off the shm ping-pong), at sizes
-   * size_b[0] < size_b[1] < ...; linear in log size between points, the
-   * first point's below them, the last's above. nsize 0: none. */
+   * size_bytes[0] < size_bytes[1] < ...; linear in log size between
+   * points, the first point's below them, the last's above. nsize 0: none. */
   int nsize;
-  double size_b[TOPO_SIZE_LAT_MAX], size_t_[TOPO_SIZE_LAT_MAX];
+  double size_bytes[TOPO_SIZE_LAT_MAX], size_lat_s[TOPO_SIZE_LAT_MAX];
 } topo_proto_t;
 
 /* A step of `bytes`' latency on top of step_lat (0 without latency_by_size). */

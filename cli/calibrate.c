@@ -143,6 +143,7 @@
 #include "ranks.h"
 #include "sandbox.h"
 #include "transport/transport.h"
+#include "tune.h"
 
 #define CAL_MAX_SIZES 64
 #define CAL_RESAMPLES 2000
@@ -517,6 +518,7 @@ static chorus_result_t engine_calls(cal_rank_t *R) {
   }
   for (size_t i = 0; i < big / sizeof(float); i++) in[i] = (float)(i & 7), out[i] = 0;
   exec_force(R->comm, "ring", 1); /* what solve_engine replays */
+  exec_agree(R->comm, TUNE_AGREE_NONE); /* the data path the simulator models, without the agreement on roots */
   for (int k = 0; k < ENG_N && res == chorus_success; k++) {
     for (int i = 0; i < CAL_ENGINE_NSIZES && res == chorus_success; i++) {
       size_t count = R->d.eng_size[i] / sizeof(float); /* the whole buffer moves, as chorus perf counts */
@@ -538,6 +540,7 @@ static chorus_result_t engine_calls(cal_rank_t *R) {
     }
   }
   exec_force(R->comm, "", 0);
+  exec_agree(R->comm, -1);
   free(in), free(out);
   if (res == chorus_success) R->d.eng_ok = 1;
   return res == chorus_success ? barrier(R->comm) : res;
@@ -559,6 +562,7 @@ static chorus_result_t net_calls(cal_rank_t *R) {
   memset(out, 0, bytes);
   double calls[CAL_NET_CALLS];
   exec_force(R->comm, "ring", 1);
+  exec_agree(R->comm, TUNE_AGREE_NONE); /* as in engine_calls */
   chorus_result_t res = engine_call(R, ENG_BCAST, in, out, count);
   for (int r = 0; r < R->o->repeats && res == chorus_success; r++) {
     if ((res = barrier(R->comm)) != chorus_success) break;
@@ -573,6 +577,7 @@ static chorus_result_t net_calls(cal_rank_t *R) {
     R->d.net_t[r] = tmax;
   }
   exec_force(R->comm, "", 0);
+  exec_agree(R->comm, -1);
   free(in), free(out);
   if (res == chorus_success) R->d.net_ok = 1;
   return res == chorus_success ? barrier(R->comm) : res;

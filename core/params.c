@@ -68,6 +68,10 @@ static const param_def_t defs[PARAM_COUNT] = {
     [PARAM_SOURCE] = {"CHORUS_SOURCE", PARAM_STR, "",
                       "source tree chorus exp works in (experiments/, results/); empty: the one this copy was built from",
                       1},
+    [PARAM_AGREE] = {"CHORUS_AGREE", PARAM_STR, "rooted",
+                     "calls whose arguments every rank compares with the others' before any data moves (one small "
+                     "allreduce): rooted (broadcast, reduce and the first call of each collective), all (every "
+                     "collective call), none; a mismatch then fails on every rank in that call"},
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -39,6 +39,7 @@ typedef enum {
   PARAM_ROOT,
   PARAM_SECRET,
   PARAM_SOURCE,
+  PARAM_AGREE,
   PARAM_COUNT
 } param_id_t;
 

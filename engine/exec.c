@@ -399,6 +399,8 @@ void exec_force(chorus_comm_t *c, const char *algo, int nchannels) {
   c->x.force_nchannels = nchannels;
 }
 
+void exec_agree(chorus_comm_t *c, int mode) { c->x.agree_mode = mode < 0 ? 0 : 1 + mode; }
+
 const char *exec_last(const chorus_comm_t *c, int *nchannels) {
   if (nchannels) *nchannels = c->x.last_nchannels;
   return c->x.last_algo;
@@ -684,6 +686,90 @@ chorus_result_t exec_trace_next(chorus_comm_t *c, const char *path) {
   return chorus_success;
 }
 
+/* --- agreement: the ranks compare their calls before any data moves ---
+ *
+ * A step's tag finds a rank whose call differs only where that rank
+ * receives from one whose call differs. A broadcast's root receives
+ * nothing, nor does a reduce's leaf: ranks that disagree on the root may
+ * each find a peer that agrees with them and return success. So, before a
+ * rooted call, and before the first call of each collective (a count of 0
+ * under the tuner chooses its plan by 0 bytes, which may never meet the
+ * others'), every rank reduces two words with max over all ranks:
+ * (tag << 32 | rank) and (~tag << 32 | rank). Every rank gets the same
+ * answer, in which its own tag is the largest and the smallest only when
+ * all agree; otherwise the answer names a rank whose call differs, and a
+ * second reduction (each rank's descriptor in its own slot, zeros
+ * elsewhere) tells every rank that rank's call, so every rank fails in
+ * this call with both calls named, before any data moves. It costs one
+ * small allreduce (recursive doubling: log2(ranks) steps) per such call;
+ * CHORUS_AGREE=all does it before every call, none never. */
+
+#define AGREE_WORDS ((sizeof(comm_desc_t) + 7) / 8)
+
+/* Allreduce with max of n 64-bit words in place, on the agreement's plan,
+ * its steps tagged with the agreement tag of this call (desc->seq). */
+static chorus_result_t agree_max(chorus_comm_t *c, const comm_desc_t *desc, uint64_t *w, size_t n) {
+  char algo[64] = "rd";
+  const plan_t *p;
+  exec_memo_t *memo;
+  comm_call_t k = {.kind = CALL_COLL, .coll = chorus_allreduce, .dt = chorus_uint64, .op = chorus_max, .count = n,
+                   .sendbuf = w, .recvbuf = w};
+  TRY(plan_for(c, &k, algo, sizeof algo, 1, 0, &p, &memo));
+  /* Set-ups and steps carry the user's call (a report names it) under the
+   * agreement's tag (the same on every rank that agrees to agree). */
+  exec_job_t j = {.comm = c, .plan = p, .call = &k, .in = (const char *)w, .out = (char *)w,
+                  .g = geom_call(n, sizeof *w, p->nchannels, p->nchunks, &c->geom), .desc = *desc,
+                  .timeout = (double)param_int(PARAM_TIMEOUT)};
+  j.desc.tag = j.tag = mismatch_agree_tag(desc->seq);
+  if (!memo || !memo->connected) {
+    TRY(connect_plan(c, p, &j.desc));
+    if (memo) memo->connected = 1;
+  }
+  /* A trace asked for (exec_trace_next) is of the call's own ops. */
+  char traced = c->x.trace_path[0];
+  c->x.trace_path[0] = 0;
+  chorus_result_t res = run_channels(c, &j);
+  c->x.trace_path[0] = traced;
+  return res;
+}
+
+static chorus_result_t agree(chorus_comm_t *c, const comm_desc_t *d) {
+  uint64_t w[2] = {(uint64_t)d->tag << 32 | (uint32_t)c->rank, (uint64_t)(uint32_t)~d->tag << 32 | (uint32_t)c->rank};
+  TRY(agree_max(c, d, w, 2));
+  int peer = -1;
+  if ((uint32_t)(w[0] >> 32) != d->tag) peer = (int)(uint32_t)w[0];
+  else if ((uint32_t)(w[1] >> 32) != (uint32_t)~d->tag) peer = (int)(uint32_t)w[1];
+  if (peer < 0) return chorus_success;
+  if (peer >= c->nranks) return comm_fail(c, chorus_internal_error, "rank %d: the agreement named rank %d", c->rank, peer);
+  /* Every rank is here (all got the same answer): share the calls. */
+  size_t n = (size_t)c->nranks * AGREE_WORDS;
+  uint64_t *all = calloc(n, sizeof *all);
+  if (!all) return comm_fail(c, chorus_out_of_memory, "out of memory for the calls of %d ranks", c->nranks);
+  memcpy(all + (size_t)c->rank * AGREE_WORDS, d, sizeof *d);
+  chorus_result_t res = agree_max(c, d, all, n);
+  if (res == chorus_success) {
+    comm_desc_t theirs;
+    memcpy(&theirs, all + (size_t)peer * AGREE_WORDS, sizeof theirs);
+    theirs.algo[sizeof theirs.algo - 1] = 0;
+    res = mismatch_disagreed(c, d, peer, &theirs);
+  }
+  free(all);
+  return res;
+}
+
+/* Whether call k is agreed on first (CHORUS_AGREE). */
+static int agree_needed(chorus_comm_t *c, const comm_call_t *k) {
+  if (c->cuda) return 0; /* its kernels run the call; see cuda_exec.c */
+  switch (c->x.agree_mode ? (tune_agree_t)(c->x.agree_mode - 1) : tune_agree()) {
+  case TUNE_AGREE_ALL: return 1;
+  case TUNE_AGREE_NONE: return 0;
+  default: break;
+  }
+  int first = !c->x.agreed[k->coll];
+  c->x.agreed[k->coll] = 1;
+  return first || plan_coll_rooted(k->coll);
+}
+
 static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
   ++c->seq;
   /* A call of 0 elements still runs its plan, one slice of empty steps on
@@ -725,6 +811,7 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
   str_copy(j.desc.algo, sizeof j.desc.algo, algo);
   mismatch_record(c, &j.desc);
   j.tag = j.desc.tag;
+  if (agree_needed(c, k)) TRY(agree(c, &j.desc));
   if (!memo || !memo->connected) {
     TRY(connect_plan(c, p, &j.desc));
     if (memo) memo->connected = 1;

@@ -15,6 +15,10 @@ chorus_result_t exec_calls(chorus_comm_t *c, const comm_call_t *calls, int ncall
 /* Benchmark hook: force the algorithm ("" for the tuner) and channels (0)
  * of every later collective on c. */
 void exec_force(chorus_comm_t *c, const char *algo, int nchannels);
+/* Benchmark hook: which calls c agrees on before any data moves
+ * (tune_agree_t), instead of CHORUS_AGREE; -1: CHORUS_AGREE again.
+ * chorus calibrate times the data path alone. */
+void exec_agree(chorus_comm_t *c, int mode);
 /* The algorithm (and *nchannels, when not NULL) the last collective on c
  * used, for reports. */
 const char *exec_last(const chorus_comm_t *c, int *nchannels);

@@ -66,6 +66,9 @@ typedef struct {
     int nchannels;
   } last_with_data[chorus_num_collectives];
   int last_nchannels;
+  /* Per collective, whether its first call was agreed on (exec.c, agree). */
+  uint8_t agreed[chorus_num_collectives];
+  int agree_mode; /* exec_agree: 1 + tune_agree_t; 0: CHORUS_AGREE */
   /* exec_trace_next: the file for the next collective's ops, and per
    * channel the ops recorded while it runs. */
   char trace_path[1024];

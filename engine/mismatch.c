@@ -108,9 +108,13 @@ static void post(chorus_comm_t *c, int peer, uint32_t tag, const void *m, size_t
   boot_send_within(c->boot, peer, tag, m, len, 0.2);
 }
 
+uint32_t mismatch_agree_tag(uint32_t seq) { return tag_mix(0x41475245u /* "AGRE" */, seq); }
+
+/* The call a step's tag belongs to: the call's own steps, or those of the
+ * agreement that came before it (exec.c, agree). */
 static const comm_desc_t *find(const chorus_comm_t *c, uint32_t tag) {
   for (int i = 0; i < COMM_HIST; i++)
-    if (c->hist[i].tag == tag && c->hist[i].seq) return &c->hist[i];
+    if (c->hist[i].seq && (c->hist[i].tag == tag || mismatch_agree_tag(c->hist[i].seq) == tag)) return &c->hist[i];
   return NULL;
 }
 
@@ -169,6 +173,11 @@ chorus_result_t mismatch_report(chorus_comm_t *c, int ch, int peer, const comm_d
   for (int r = 0; r < c->nranks; r++)
     if (r != c->rank && r != peer) post(c, r, BOOT_TAG_MISMATCH, &note, sizeof note);
   explain(c, c->rank, self, peer, &note.b, note.found); /* last: it sets this thread's last error */
+  return c->error;
+}
+
+chorus_result_t mismatch_disagreed(chorus_comm_t *c, const comm_desc_t *self, int peer, const comm_desc_t *theirs) {
+  explain(c, c->rank, self, peer, theirs, 1);
   return c->error;
 }
 

@@ -28,6 +28,15 @@ void mismatch_record(chorus_comm_t *c, comm_desc_t *d);
  * at most half of CHORUS_TIMEOUT). Returns the error. */
 chorus_result_t mismatch_report(chorus_comm_t *c, int ch, int peer, const comm_desc_t *self, uint32_t seen);
 
+/* The tag of the agreement round that comes before call number seq (the
+ * same on every rank: its steps meet whatever the calls were). */
+uint32_t mismatch_agree_tag(uint32_t seq);
+
+/* The agreement round found that rank `peer` made call `theirs` where this
+ * rank made `self`: fail the communicator with both, without aborting its
+ * connections (every rank found it in the same round). Returns the error. */
+chorus_result_t mismatch_disagreed(chorus_comm_t *c, const comm_desc_t *self, int peer, const comm_desc_t *theirs);
+
 /* An abort woke this rank, which has failed: take a mismatch report meant
  * for it (answering a peer that asks), which then becomes its error; waits
  * only when told one is coming (50 ms otherwise). */

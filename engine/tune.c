@@ -79,6 +79,7 @@ static struct {
   tune_pin_t pins[TUNE_MAX_PINS];
   int npins;
   int proto; /* the simulator's id of the protocol calls use */
+  tune_agree_t agree;
 } settings = {.once = PTHREAD_ONCE_INIT};
 
 /* Protocols the CPU engine implements, in order of preference. */
@@ -275,11 +276,27 @@ static chorus_result_t load_nchannels(void) {
   return chorus_success;
 }
 
+/* CHORUS_AGREE: rooted (the default), all or none; anything else is an
+ * error that names it. */
+static chorus_result_t load_agree(void) {
+  const char *v = param_str(PARAM_AGREE);
+  static const char *const names[] = {[TUNE_AGREE_NONE] = "none", [TUNE_AGREE_ROOTED] = "rooted",
+                                      [TUNE_AGREE_ALL] = "all"};
+  for (int m = 0; m < 3; m++)
+    if (!strcmp(v, names[m])) return settings.agree = (tune_agree_t)m, chorus_success;
+  if (!v[0]) return settings.agree = TUNE_AGREE_ROOTED, chorus_success; /* set but empty: the default */
+  return settings_fail("CHORUS_AGREE=%s: not one of rooted (broadcast, reduce and each collective's first call), "
+                       "all (every collective call) or none",
+                       v);
+}
+
 static void load_settings(void) {
   settings.proto = sim_cost_proto_parse("simple");
+  settings.agree = TUNE_AGREE_ROOTED;
   settings.res = load_proto(param_str(PARAM_PROTO));
   if (settings.res == chorus_success) settings.res = load_algo(param_str(PARAM_ALGO));
   if (settings.res == chorus_success) settings.res = load_nchannels();
+  if (settings.res == chorus_success) settings.res = load_agree();
   const char *file = param_str(PARAM_TUNING_FILE);
   if (settings.res == chorus_success && file[0]) {
     settings.res = load_tuning_file(file);
@@ -296,6 +313,11 @@ chorus_result_t tune_check_settings(void) {
   pthread_once(&settings.once, load_settings);
   if (settings.res != chorus_success) chorus_set_last_error(settings.err);
   return settings.res;
+}
+
+tune_agree_t tune_agree(void) {
+  pthread_once(&settings.once, load_settings);
+  return settings.agree;
 }
 
 const char *tune_proto(void) {

@@ -57,7 +57,8 @@ typedef chorus_result_t (*tune_plan_fn)(void *ctx, const char *algo, int nchanne
 
 typedef struct tune tune_t;
 
-/* CHORUS_TUNING_FILE and CHORUS_PROTO, read and checked once per process:
+/* CHORUS_TUNING_FILE, CHORUS_PROTO, CHORUS_ALGO, CHORUS_NCHANNELS and
+ * CHORUS_AGREE, read and checked once per process:
  * chorus_success, or chorus_invalid_argument with the message recorded for
  * chorus_last_error() each time it is asked (logged at WARN once), naming
  * the file and line of a bad pin, or the protocol. The communicator calls
@@ -72,6 +73,11 @@ void tune_runtime_versions(char *buf, size_t len);
 /* The protocol calls use, as the simulator names it ("simple": the only
  * one the CPU engine implements that CHORUS_PROTO may allow). */
 const char *tune_proto(void);
+
+/* Which collective calls the ranks agree on before any data moves
+ * (CHORUS_AGREE, checked with the other settings; exec.c, agree). */
+typedef enum { TUNE_AGREE_NONE, TUNE_AGREE_ROOTED, TUNE_AGREE_ALL } tune_agree_t;
+tune_agree_t tune_agree(void);
 
 /* The model tuner of one communicator (NULL when CHORUS_TUNER=rules or the
  * topology cannot describe the job; why is logged at INFO). */

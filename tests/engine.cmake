@@ -17,11 +17,16 @@ foreach(t engine sock)
     ENVIRONMENT "CHORUS_CONFIRM_SENDS=1;CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
 endforeach()
 # Ranks that disagree on a broadcast's root, or where one passes count 0,
-# also with the algorithm forced (the tuner may choose differently by size).
+# also with the algorithm forced (the tuner may choose differently by size),
+# and with every call agreed on (CHORUS_AGREE=all: a count of 0 after a call
+# with data, where the tuner chooses by size).
 foreach(t engine sock)
   add_test(NAME lone_mismatch_ring_${t} COMMAND test_${t} rooted_and_empty_mismatches_fail_in_the_call)
   set_tests_properties(lone_mismatch_ring_${t} PROPERTIES LABELS "unit;integration" TIMEOUT 120
     ENVIRONMENT "CHORUS_ALGO=ring;CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
+  add_test(NAME lone_mismatch_agree_all_${t} COMMAND test_${t} rooted_and_empty_mismatches_fail_in_the_call)
+  set_tests_properties(lone_mismatch_agree_all_${t} PROPERTIES LABELS "unit;integration" TIMEOUT 120
+    ENVIRONMENT "CHORUS_AGREE=all;CHORUS_ALGOS=${PROJECT_SOURCE_DIR}/algos;CHORUS_HANG_DIR=${CHORUS_TEST_HANG_DIR}")
 endforeach()
 # The socket transport's two ways of moving a step, each alone: its proxy
 # threads only; and every step small (8 KiB slots) into socket buffers of a
@@ -107,7 +112,8 @@ doctor_test(doctor_nchannels_too_many 1 "PROBLEM: CHORUS_NCHANNELS=999: not a ch
   ENV CHORUS_NCHANNELS=999 ARGS --no-selftest)
 # ... and a run with them fails at once, naming the variable and its value.
 foreach(bad "CHORUS_NCHANNELS=abc|CHORUS_NCHANNELS=abc: not a channel count"
-            "CHORUS_ALGO=ring,treee|CHORUS_ALGO=ring,treee: 'treee' is no algorithm")
+            "CHORUS_ALGO=ring,treee|CHORUS_ALGO=ring,treee: 'treee' is no algorithm"
+            "CHORUS_AGREE=some|CHORUS_AGREE=some: not one of rooted")
   string(REPLACE "|" ";" parts "${bad}")
   list(GET parts 0 env)
   list(GET parts 1 regex)

@@ -16,6 +16,9 @@ chorus=$1/chorus topo=$2
 [ -x "$chorus" ] || { echo "duplex.sh: $chorus not built" >&2; exit 2; }
 [ -r "$topo" ] || { echo "duplex.sh: cannot read $topo" >&2; exit 2; }
 export CHORUS_ALGOS="$root/algos" CHORUS_TOPOLOGIES="$root/topologies"
+# The model replays the data path: the broadcast without the agreement on
+# its root that the engine makes by default (CHORUS_AGREE, engine/exec.c).
+export CHORUS_AGREE=none
 out="$root/scripts/bench/results/duplex.csv"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -406,11 +406,15 @@ static void write_points(const exp_run_t *r, const exp_points_t *p, const exp_en
 static int write_run(const exp_t *e, const exp_run_t *r, const exp_points_t *p, const exp_env_t *env, FILE *csv,
                      FILE *md, char *reason, size_t reasonlen) {
   int pub = e->testbed == TESTBED_PUBLISHED; /* a run is a published system: named, with its source */
-  printf("\n%s%s%s %s, %d ranks on %d nodes%s%s, %d channel%s\n", pub ? r->label : "", pub ? ": " : "", r->coll,
-         r->algo, r->nranks, p->nnodes, r->set[0] ? ", " : "", r->set, r->channels, r->channels == 1 ? "" : "s");
-  fprintf(md, "\n## %s%s%s %s, %d ranks on %d nodes, %d channel%s%s%s%s%s\n", pub ? r->label : "", pub ? ": " : "",
-          r->coll, r->algo, r->nranks, p->nnodes, r->channels, r->channels == 1 ? "" : "s", r->set[0] ? ", " : "",
-          r->set, r->topology[0] ? ", topology " : "", r->topology);
+  /* 0 channels: the default (the script's on that topology, or the tuner's). */
+  char chans[48];
+  if (r->channels > 0) snprintf(chans, sizeof chans, "%d channel%s", r->channels, r->channels == 1 ? "" : "s");
+  else snprintf(chans, sizeof chans, "default channels");
+  printf("\n%s%s%s %s, %d ranks on %d nodes%s%s, %s\n", pub ? r->label : "", pub ? ": " : "", r->coll, r->algo,
+         r->nranks, p->nnodes, r->set[0] ? ", " : "", r->set, chans);
+  fprintf(md, "\n## %s%s%s %s, %d ranks on %d nodes, %s%s%s%s%s\n", pub ? r->label : "", pub ? ": " : "", r->coll,
+          r->algo, r->nranks, p->nnodes, chans, r->set[0] ? ", " : "", r->set, r->topology[0] ? ", topology " : "",
+          r->topology);
   if (pub) fprintf(md, "\nSource: <%s>\n", p->source);
   if (p->failure[0]) {
     printf("  FAILED: %s\n", p->failure);

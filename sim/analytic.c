@@ -118,12 +118,14 @@ chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int n, in
     snprintf(err, errlen, "the analytic ring needs 2..%d ranks and 1..%d channels", t->nranks, PLAN_MAX_CHANNELS);
     return chorus_invalid_argument;
   }
-  for (int r = 0; r < n; r++)
-    if (t->devs[t->rank_dev[r]].step_overhead > 0) {
-      snprintf(err, errlen, "the analytic ring does not model a device's step_overhead (rank %d is on %s): use "
-                            "--model event", r, t->devs[t->rank_dev[r]].name);
+  for (int r = 0; r < n; r++) {
+    const topo_dev_t *d = &t->devs[t->rank_dev[r]];
+    if (d->step_overhead > 0 || (nch > 1 && d->channel_wake > 0)) {
+      snprintf(err, errlen, "the analytic ring does not model a device's %s (rank %d is on %s): use --model event",
+               d->step_overhead > 0 ? "step_overhead" : "channel_wake", r, d->name);
       return chorus_invalid_usage;
     }
+  }
   double bw, lat;
   TRY(ring_bottleneck(t, n, nch, orders, &bw, &lat, err, errlen));
   plan_t *p = NULL;

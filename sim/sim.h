@@ -35,6 +35,11 @@
  *    another (NCCL's Simple protocol: flag wait, copy, fence, post per step);
  *  - every op costs its device's op_overhead before it starts; a copy costs
  *    bytes / copy_bw;
+ *  - a rank's channels end each call together (calls back to back: the
+ *    next starts when the last of them has ended); with a channel_wake on
+ *    its device, a rank of several channels starts each call that much
+ *    late (its workers' wake-up) and ends it that much late when a worker,
+ *    not channel 0, ended last;
  *  - the memory model: ranks on a device with `mem` are CPU threads that do
  *    their own data movement (a send copies each step into the slot before
  *    posting it, and a step between two ranks of one memory crosses no

@@ -288,12 +288,12 @@ static int host_index(builder_t *b, const char *name) {
   return t->nhosts++;
 }
 
-/* device{ name=, kind=, host=, reduce_bw=, copy_bw=, copy_local_bw=, op_overhead=, step_overhead=, forward=,
- * mem_bw=, llc=, mem= } -> name */
+/* device{ name=, kind=, host=, reduce_bw=, copy_bw=, copy_local_bw=, op_overhead=, step_overhead=,
+ * channel_wake=, forward=, mem_bw=, llc=, mem= } -> name */
 static int l_device(lua_State *L) {
   static const char *const fields[] = {"name",    "kind",          "host",    "reduce_bw", "copy_bw",
-                                       "copy_local_bw", "op_overhead", "step_overhead", "forward", "mem_bw",
-                                       "llc",     "mem",           NULL};
+                                       "copy_local_bw", "op_overhead", "step_overhead", "channel_wake", "forward",
+                                       "mem_bw",  "llc",           "mem",     NULL};
   builder_t *b = self(L);
   topo_t *t = b->t;
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -322,6 +322,7 @@ static int l_device(lua_State *L) {
   opt_unit(L, 1, "copy_local_bw", 'b', &d.copy_local_bw, what);
   opt_unit(L, 1, "op_overhead", 't', &d.op_overhead, what);
   opt_unit(L, 1, "step_overhead", 't', &d.step_overhead, what);
+  opt_unit(L, 1, "channel_wake", 't', &d.channel_wake, what);
   if (opt_unit(L, 1, "mem_bw", 'b', &d.mem_bw, what) && !(d.mem_bw > 0))
     raise_at(L, "%s: mem_bw must be a bandwidth above 0", what);
   if (opt_unit(L, 1, "llc", 's', &d.llc, what) && d.mem_bw <= 0)

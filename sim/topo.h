@@ -44,6 +44,8 @@ typedef struct {
   double copy_bw;     /* bytes per second of a local copy; 0 = free (the memory model: a copy between cores) */
   double copy_local_bw; /* the memory model: a copy op between a rank's own buffers; 0 = copy_bw */
   double op_overhead; /* seconds every op of a rank on this device costs to start */
+  double channel_wake;  /* seconds a rank of several channels takes to hand a call between them: its calling
+                         * thread's wake-up when the last channel ends, each worker's at a call's start */
   double step_overhead; /* seconds each step a rank on this device receives costs it besides its bytes (a GPU
                          * channel's wait on the step's flag, fence and post, which its copies do not overlap) */
   /* The CPU memory model (sim.h): a device with mem_bw is a memory whose

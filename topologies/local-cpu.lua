@@ -29,7 +29,8 @@ local n = param("ranks", 2)
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
--- ranks x channels threads share the cores. `step_extra`: what a step of a
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
 -- given size costs on top of step_lat, as SIZE:TIME points (chorus
 -- calibrate reads it off the shm ping-pong of one step: its time less
 -- op_overhead, step_lat and the two copies); default none.

@@ -835,6 +835,54 @@ static void back_to_back_calls_overlap_as_the_engine_runs_them(void) {
   topo_destroy(t);
 }
 
+/* A rank's channels end each call together, as the engine's executor
+ * waits for its workers, and a rank of several channels starts each call
+ * a wake-up W late (the device's channel_wake: its workers' wake-up), and
+ * ends it a wake-up late when a worker, not channel 0, ended last. Two
+ * channels, one-way transfers with op overhead o and latency L (4 KiB,
+ * split between the channels, that cost nothing): both from rank 0 to
+ * rank 1, every channel ends with its peer's, so a call takes W + o + L
+ * and two back to back 2W + 2o + L (the second starts on rank 0 at
+ * W + o + W, its steps arrive at 2W + 2o + L, when rank 1, started at
+ * W + o + L + W, has paid its overhead); channel 1 the other way, rank 0's
+ * worker receives last, and the call takes 2W + o + L. With W = 0, o + L. */
+static void a_ranks_channels_end_each_call_together(void) {
+  const double o = 1e-6, L = 2e-6, W = 5e-6;
+  for (int w = 0; w < 2; w++)
+    for (int back = 0; back < 2; back++) {
+      char text[512];
+      snprintf(text, sizeof text,
+               "device { name = 'h0', kind = 'host', op_overhead = '1us', channel_wake = '%s' }\n"
+               "device { name = 'h1', kind = 'host', op_overhead = '1us', channel_wake = '%s' }\n"
+               "link { 'h0', 'h1', bw = '1000000GB/s', lat = '2us' }\n"
+               "rank 'h0'\nrank 'h1'\n",
+               w ? "5us" : "0us", w ? "5us" : "0us");
+      topo_t *t = load_text(text);
+      CHECK_TRUE(t != NULL);
+      if (!t) return;
+      int src[2] = {0, back ? 1 : 0}, dst[2] = {1, back ? 0 : 1};
+      plan_t *p = transfers(2, 2, src, dst);
+      const double wake = w ? W : 0, first = (back ? 2 : 1) * wake + o + L;
+      for (int calls = 1; calls <= 2 - back; calls++) {
+        sim_opts_t opts = {.calls = calls};
+        sim_t *s;
+        sim_result_t r;
+        char err[512];
+        CHECK_EQ_INT(sim_create(&s, t, p, &opts, err, sizeof err), chorus_success);
+        CHECK_EQ_INT(sim_run(s, 1024, chorus_float32, &r, err, sizeof err), chorus_success);
+        double last = calls == 1 ? first : 2 * wake + 2 * o + L;
+        if (!near(r.time, last / calls, 1e-3) || !near(r.first, first, 1e-3))
+          fprintf(stderr, "  W %g us, %s, %d calls: %g us per call (want %g), first %g us (want %g)\n", wake * 1e6,
+                  back ? "both ways" : "one way", calls, r.time * 1e6, last / calls * 1e6, r.first * 1e6, first * 1e6);
+        CHECK_TRUE(near(r.time, last / calls, 1e-3));
+        CHECK_TRUE(near(r.first, first, 1e-3));
+        sim_destroy(s);
+      }
+      plan_destroy(p);
+      topo_destroy(t);
+    }
+}
+
 /* A protocol's latency by step size: linear in log size between its
  * points, the end points' beyond them. One step over a free link: 64 B
  * gets the first point's 1 us, 2 KiB halfway (in log size) between 1 and
@@ -857,7 +905,8 @@ static void a_step_pays_the_latency_of_its_size(void) {
   topo_destroy(t);
 }
 
-TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(a_step_pays_the_latency_of_its_size), TEST(back_to_back_calls_overlap_as_the_engine_runs_them), TEST(max_min_shares_the_bottleneck_first),
+TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(a_step_pays_the_latency_of_its_size), TEST(back_to_back_calls_overlap_as_the_engine_runs_them),
+          TEST(a_ranks_channels_end_each_call_together), TEST(max_min_shares_the_bottleneck_first),
           TEST(a_single_flow_gets_the_bottleneck_bandwidth), TEST(k_flows_into_one_link_get_b_over_k),
           TEST(ecmp_collisions_halve_the_colliding_flows), TEST(ring_on_a_star_is_the_alpha_beta_formula),
           TEST(double_binary_tree_on_a_star_costs_its_hop_count),

@@ -50,11 +50,17 @@ function M.host(o)
     end
   end
   local copy_bw, copy_local_bw = per_rank(o.copy_bw), per_rank(o.copy_local_bw)
+  -- A rank of several channels hands each call to its workers and waits
+  -- for them (engine/exec.c, run_channels): where the threads outnumber
+  -- the cores, each hand-over waits for a thread to be scheduled, as a step
+  -- does (wake_lat); on free cores the workers are still spinning.
+  local channel_wake = (channels > 1 and share > 1) and o.wake_lat or "0us"
   for r = 0, n - 1 do
     local c = "core" .. r
     local node = (r % cores) // per_node
     device { name = c, kind = "core", host = "local", reduce_bw = per_rank(o.reduce_bw), copy_bw = copy_bw,
-             copy_local_bw = copy_local_bw, op_overhead = o.op_overhead, mem = "numa" .. node }
+             copy_local_bw = copy_local_bw, op_overhead = o.op_overhead, mem = "numa" .. node,
+             channel_wake = channel_wake }
     link { c, "numa" .. node, bw = copy_bw, lat = "0us" }
     rank(c)
   end

@@ -1,10 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 04:00:24 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 06:38:48 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/channels2/calibrated.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/channels/calibrated.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.926, a size missed by 24.5%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
--- warning: reduce_bw is copy_bw x the kernels' reduce/copy ratio, not solved: the ring reduce ran faster than its sender can copy at copy_bw (at reduce_bw = 10000 GB/s the model predicts 38.766 us, slower than the measured 34.745 us)
+-- warning: shm ping-pong fit is poor (R^2 0.964, a size missed by 24.7%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -13,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.838 us +- 0.077, bw 27.067 GB/s +- 6.472, R^2 0.92552, max residual 24.51%, break near 185364 B
---   copy kernel 20.525 GB/s [15.901, 20.894], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 27.067 GB/s +- 6.472 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.272 us [1.168, 1.343]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.959 us +- 0.068, bw 23.737 GB/s +- 5.866, R^2 0.96389, max residual 24.67%, break near 741455 B
+--   copy kernel 18.557 GB/s [17.557, 19.998], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 23.737 GB/s +- 5.866 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.293 us [1.217, 1.352]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "27.26GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 26.09, 4096 KiB 28.48; kernel in the cache 114.27)
-  copy_local_bw = "114.3GB/s", -- copy kernel in the cache, all ranks at once, [86.936, 114.928] GB/s
-  reduce_bw     = "14.24GB/s", -- estimated: copy_bw x the kernels' reduce/copy ratio in the cache (59.69 / 114.27); the ring reduce could not be solved (see the warning above)
-  mem_bw        = "32.37GB/s", -- the model's memory for the ring broadcast 29.26 and reduce 35.81 of 64 MiB (2 x copy kernel x 2 ranks 82.10)
-  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.150] us
-  step_lat      = "0.6876us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.0401us 256B:0.0429us 512B:0.0414us 1024B:0.0488us 2048B:0.202us 4096B:0.342us 8192B:0.237us 16384B:0.117us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.342 us)
-  wake_lat      = "12.47us", -- 2 ranks on one CPU: 8 B half round trip 13.308 us [13.291, 13.337] - shm alpha
+  copy_bw       = "30.13GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 28.69, 4096 KiB 31.64; kernel in the cache 105.54)
+  copy_local_bw = "105.5GB/s", -- copy kernel in the cache, all ranks at once, [86.360, 106.789] GB/s
+  reduce_bw     = "27.2GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.52, 4096 KiB 26.88; kernel in the cache 46.85)
+  mem_bw        = "39.17GB/s", -- the model's memory for the ring broadcast 39.02 and reduce 39.33 of 64 MiB (2 x copy kernel x 2 ranks 74.23)
+  op_overhead   = "0.161us", -- 8-byte allreduce on one rank, [0.161, 0.161] us
+  step_lat      = "0.798us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.034us 256B:0.056us 512B:0.0542us 1024B:0.085us 2048B:0.198us 4096B:0.259us 8192B:0.246us 16384B:0.233us 32768B:0.127us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.259 us)
+  wake_lat      = "12.62us", -- 2 ranks on one CPU: 8 B half round trip 13.581 us [13.556, 13.591] - shm alpha
 }
 
 local loader_param = param
@@ -71,7 +70,8 @@ local n = param("ranks", 2)
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
--- ranks x channels threads share the cores. `step_extra`: what a step of a
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
 -- given size costs on top of step_lat, as SIZE:TIME points (chorus
 -- calibrate reads it off the shm ping-pong of one step: its time less
 -- op_overhead, step_lat and the two copies); default none.

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 04:00:29 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 06:38:54 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/channels2/raw/calibrated.2.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/channels/raw/calibrated.2.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.930, a size missed by 46.4%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.961, a size missed by 25.8%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.254 us +- 0.019, bw 25.086 GB/s +- 10.124, R^2 0.93018, max residual 46.41%, break near 92682 B
---   copy kernel 10.126 GB/s [9.791, 10.193], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 25.086 GB/s +- 10.124 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 0.450 us [0.441, 0.461]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.885 us +- 0.066, bw 26.236 GB/s +- 6.969, R^2 0.96113, max residual 25.77%, break near 741455 B
+--   copy kernel 17.520 GB/s [15.592, 20.963], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 26.236 GB/s +- 6.969 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.292 us [1.262, 1.322]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "40.07GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 39.07, 4096 KiB 41.10; kernel in the cache 111.30)
-  copy_local_bw = "111.3GB/s", -- copy kernel in the cache, all ranks at once, [82.436, 112.176] GB/s
-  reduce_bw     = "30.74GB/s", -- the model's rate for the ring reduce measured (1024 KiB 30.37, 4096 KiB 31.12; kernel in the cache 52.28)
-  mem_bw        = "34.34GB/s", -- the model's memory for the ring broadcast 36.66 and reduce 32.17 of 64 MiB (2 x copy kernel x 2 ranks 40.50)
-  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.150] us
-  step_lat      = "0.1042us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.00801us 512B:0us 1024B:0.000176us 2048B:0us 4096B:0.163us 8192B:0.0357us 16384B:0us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.163 us)
-  wake_lat      = "12.88us", -- 2 ranks on one CPU: 8 B half round trip 13.135 us [13.017, 13.250] - shm alpha
+  copy_bw       = "32.62GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 31.32, 4096 KiB 33.98; kernel in the cache 112.16)
+  copy_local_bw = "112.2GB/s", -- copy kernel in the cache, all ranks at once, [102.822, 112.685] GB/s
+  reduce_bw     = "27.96GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.64, 4096 KiB 28.28; kernel in the cache 58.14)
+  mem_bw        = "41.82GB/s", -- the model's memory for the ring broadcast 40.60 and reduce 43.07 of 64 MiB (2 x copy kernel x 2 ranks 70.08)
+  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.151] us
+  step_lat      = "0.7353us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.0433us 512B:0.0298us 1024B:0.0817us 2048B:0.209us 4096B:0.266us 8192B:0.235us 16384B:0.23us 32768B:0.184us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.266 us)
+  wake_lat      = "12.03us", -- 2 ranks on one CPU: 8 B half round trip 12.919 us [12.915, 12.920] - shm alpha
 }
 
 local loader_param = param
@@ -70,7 +70,8 @@ local n = param("ranks", 2)
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
--- ranks x channels threads share the cores. `step_extra`: what a step of a
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
 -- given size costs on top of step_lat, as SIZE:TIME points (chorus
 -- calibrate reads it off the shm ping-pong of one step: its time less
 -- op_overhead, step_lat and the two copies); default none.

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 04:00:34 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 06:38:59 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/channels2/raw/calibrated.3.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/channels/raw/calibrated.3.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.958, a size missed by 31.1%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.959, a size missed by 20.9%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.291 us +- 0.027, bw 22.749 GB/s +- 7.941, R^2 0.95814, max residual 31.15%, break near 2965821 B
---   copy kernel 8.600 GB/s [8.366, 8.900], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 22.749 GB/s +- 7.941 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 0.561 us [0.561, 0.571]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.930 us +- 0.071, bw 23.890 GB/s +- 5.319, R^2 0.95912, max residual 20.91%, break near 741455 B
+--   copy kernel 16.553 GB/s [15.834, 18.375], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 23.890 GB/s +- 5.319 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.177 us [1.112, 1.202]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "36.15GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 36.68, 4096 KiB 35.62; kernel in the cache 94.35)
-  copy_local_bw = "94.35GB/s", -- copy kernel in the cache, all ranks at once, [54.712, 102.219] GB/s
-  reduce_bw     = "27.69GB/s", -- the model's rate for the ring reduce measured (1024 KiB 29.06, 4096 KiB 26.38; kernel in the cache 48.76)
-  mem_bw        = "30.73GB/s", -- the model's memory for the ring broadcast 34.08 and reduce 27.70 of 64 MiB (2 x copy kernel x 2 ranks 34.40)
-  op_overhead   = "0.21us", -- 8-byte allreduce on one rank, [0.201, 0.210] us
-  step_lat      = "0.08106us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0us 512B:0us 1024B:0us 2048B:0us 4096B:0.0988us 8192B:0us 16384B:0us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.099 us)
-  wake_lat      = "12.88us", -- 2 ranks on one CPU: 8 B half round trip 13.169 us [13.085, 13.185] - shm alpha
+  copy_bw       = "32.4GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 31.15, 4096 KiB 33.69; kernel in the cache 104.83)
+  copy_local_bw = "104.8GB/s", -- copy kernel in the cache, all ranks at once, [100.841, 111.623] GB/s
+  reduce_bw     = "27.88GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.67, 4096 KiB 28.09; kernel in the cache 42.37)
+  mem_bw        = "38.05GB/s", -- the model's memory for the ring broadcast 38.74 and reduce 37.36 of 64 MiB (2 x copy kernel x 2 ranks 66.21)
+  op_overhead   = "0.151us", -- 8-byte allreduce on one rank, [0.151, 0.151] us
+  step_lat      = "0.7789us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.0515us 512B:0.0405us 1024B:0.0644us 2048B:0.196us 4096B:0.325us 8192B:0.3us 16384B:0.328us 32768B:0.243us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.328 us)
+  wake_lat      = "12.1us", -- 2 ranks on one CPU: 8 B half round trip 13.030 us [13.012, 13.175] - shm alpha
 }
 
 local loader_param = param
@@ -70,7 +70,8 @@ local n = param("ranks", 2)
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
--- ranks x channels threads share the cores. `step_extra`: what a step of a
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
 -- given size costs on top of step_lat, as SIZE:TIME points (chorus
 -- calibrate reads it off the shm ping-pong of one step: its time less
 -- op_overhead, step_lat and the two copies); default none.

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 04:00:40 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 06:39:04 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/channels2/raw/calibrated.4.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/channels/raw/calibrated.4.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.960, a size missed by 25.2%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.959, a size missed by 24.2%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.846 us +- 0.058, bw 23.882 GB/s +- 6.186, R^2 0.96044, max residual 25.21%, break near 741455 B
---   copy kernel 16.928 GB/s [12.704, 18.258], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 23.882 GB/s +- 6.186 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.412 us [1.402, 1.423]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.946 us +- 0.072, bw 25.964 GB/s +- 6.577, R^2 0.95858, max residual 24.20%, break near 741455 B
+--   copy kernel 19.952 GB/s [17.561, 20.684], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 25.964 GB/s +- 6.577 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.112 us [1.077, 1.221]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "29.45GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.59, 4096 KiB 29.31; kernel in the cache 108.04)
-  copy_local_bw = "108GB/s", -- copy kernel in the cache, all ranks at once, [99.771, 108.267] GB/s
-  reduce_bw     = "27.63GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.42, 4096 KiB 27.84; kernel in the cache 53.99)
-  mem_bw        = "37.87GB/s", -- the model's memory for the ring broadcast 38.21 and reduce 37.54 of 64 MiB (2 x copy kernel x 2 ranks 67.71)
-  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.150] us
-  step_lat      = "0.6963us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0us 512B:0.000672us 1024B:0.0889us 2048B:0.197us 4096B:0.193us 8192B:0.235us 16384B:0.275us 32768B:0.137us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.275 us)
-  wake_lat      = "12.31us", -- 2 ranks on one CPU: 8 B half round trip 13.159 us [13.152, 13.170] - shm alpha
+  copy_bw       = "33.34GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 33.69, 4096 KiB 33.00; kernel in the cache 113.31)
+  copy_local_bw = "113.3GB/s", -- copy kernel in the cache, all ranks at once, [86.244, 113.514] GB/s
+  reduce_bw     = "27.63GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.26, 4096 KiB 28.00; kernel in the cache 52.73)
+  mem_bw        = "39.53GB/s", -- the model's memory for the ring broadcast 38.14 and reduce 40.97 of 64 MiB (2 x copy kernel x 2 ranks 79.81)
+  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.160, 0.160] us
+  step_lat      = "0.7857us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.0231us 256B:0.0409us 512B:0.0405us 1024B:0.115us 2048B:0.234us 4096B:0.261us 8192B:0.256us 16384B:0.251us 32768B:0.229us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.261 us)
+  wake_lat      = "11.8us", -- 2 ranks on one CPU: 8 B half round trip 12.749 us [12.694, 12.902] - shm alpha
 }
 
 local loader_param = param
@@ -70,7 +70,8 @@ local n = param("ranks", 2)
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
--- ranks x channels threads share the cores. `step_extra`: what a step of a
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
 -- given size costs on top of step_lat, as SIZE:TIME points (chorus
 -- calibrate reads it off the shm ping-pong of one step: its time less
 -- op_overhead, step_lat and the two copies); default none.

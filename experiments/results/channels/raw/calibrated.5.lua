@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 04:00:47 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 06:39:09 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/channels2/raw/calibrated.5.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/channels/raw/calibrated.5.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.928, a size missed by 29.3%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.955, a size missed by 25.3%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.858 us +- 0.078, bw 23.828 GB/s +- 7.195, R^2 0.92772, max residual 29.33%, break near 185364 B
---   copy kernel 16.193 GB/s [12.972, 16.258], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 23.828 GB/s +- 7.195 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.472 us [1.392, 1.482]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.898 us +- 0.072, bw 25.461 GB/s +- 6.483, R^2 0.95458, max residual 25.30%, break near 741455 B
+--   copy kernel 19.102 GB/s [15.884, 20.197], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 25.461 GB/s +- 6.483 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.292 us [1.228, 1.322]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "33.43GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 31.12, 4096 KiB 35.91; kernel in the cache 87.91)
-  copy_local_bw = "87.91GB/s", -- copy kernel in the cache, all ranks at once, [77.032, 89.357] GB/s
-  reduce_bw     = "28.09GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.75, 4096 KiB 28.44; kernel in the cache 44.12)
-  mem_bw        = "38.53GB/s", -- the model's memory for the ring broadcast 37.98 and reduce 39.10 of 64 MiB (2 x copy kernel x 2 ranks 64.77)
-  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.160, 0.160] us
-  step_lat      = "0.6982us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.0584us 512B:0.0526us 1024B:0.127us 2048B:0.297us 4096B:0.285us 8192B:0.35us 16384B:0.449us 32768B:0.362us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.449 us)
-  wake_lat      = "12.66us", -- 2 ranks on one CPU: 8 B half round trip 13.515 us [13.495, 13.525] - shm alpha
+  copy_bw       = "30.55GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 28.92, 4096 KiB 32.27; kernel in the cache 113.10)
+  copy_local_bw = "113.1GB/s", -- copy kernel in the cache, all ranks at once, [104.972, 113.579] GB/s
+  reduce_bw     = "27.55GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.47, 4096 KiB 27.63; kernel in the cache 61.36)
+  mem_bw        = "36.07GB/s", -- the model's memory for the ring broadcast 36.43 and reduce 35.72 of 64 MiB (2 x copy kernel x 2 ranks 76.41)
+  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.151, 0.221] us
+  step_lat      = "0.7376us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.0305us 256B:0.0276us 512B:0.0209us 1024B:0.0823us 2048B:0.261us 4096B:0.262us 8192B:0.239us 16384B:0.214us 32768B:0.0885us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.262 us)
+  wake_lat      = "12.31us", -- 2 ranks on one CPU: 8 B half round trip 13.205 us [13.130, 13.237] - shm alpha
 }
 
 local loader_param = param
@@ -70,7 +70,8 @@ local n = param("ranks", 2)
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
--- ranks x channels threads share the cores. `step_extra`: what a step of a
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
 -- given size costs on top of step_lat, as SIZE:TIME points (chorus
 -- calibrate reads it off the shm ping-pong of one step: its time less
 -- op_overhead, step_lat and the two copies); default none.

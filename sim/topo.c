@@ -489,6 +489,18 @@ static int l_protocol(lua_State *L) {
   return 0;
 }
 
+/* routing "ecmp" | "dmodk": how switches pick among equally short next
+ * hops (topo_t.routing); the default is ecmp. */
+static int l_routing(lua_State *L) {
+  builder_t *b = self(L);
+  const char *m = luaL_checkstring(L, 1);
+  if (!strcmp(m, "ecmp")) b->t->routing = TOPO_ROUTE_ECMP;
+  else if (!strcmp(m, "dmodk")) b->t->routing = TOPO_ROUTE_DMODK;
+  else raise_at(L, "routing '%s': ecmp (a switch hashes each flow over its equal next hops, as Ethernet does) or "
+                   "dmodk (it takes the destination's port modulo their number, as InfiniBand's fat-tree routing does)", m);
+  return 0;
+}
+
 /* param(name, default): the --set value for name, converted to the type of
  * default, or default itself. */
 static int l_param(lua_State *L) {
@@ -767,6 +779,7 @@ chorus_result_t topo_load(topo_t **out, const char *file, const char *sets, topo
   define(s, &b, "link", l_link);
   define(s, &b, "rank", l_rank);
   define(s, &b, "protocol", l_protocol);
+  define(s, &b, "routing", l_routing);
   define(s, &b, "param", l_param);
   res = sbx_run_file(s, t->path);
   if (res != chorus_success) {

@@ -68,6 +68,8 @@ typedef struct {
   char *where;
 } topo_link_t;
 
+enum { TOPO_ROUTE_ECMP = 0, TOPO_ROUTE_DMODK };
+
 /* Protocols, as the engine names them. */
 typedef enum { TOPO_PROTO_SIMPLE = 0, TOPO_PROTO_LL, TOPO_PROTO_LL128, TOPO_NUM_PROTOS } topo_proto_id_t;
 
@@ -100,6 +102,10 @@ typedef struct {
   int *rank_dev;     /* [nranks] device of each rank */
   char **rank_where; /* [nranks] "file:line" of each placement */
   topo_proto_t proto[TOPO_NUM_PROTOS];
+  /* How a switch picks among equally short next hops (routing "..."):
+   * TOPO_ROUTE_ECMP hashes the flow (Ethernet/RoCE), TOPO_ROUTE_DMODK
+   * takes the destination's port (InfiniBand's fat-tree routing, D mod K). */
+  int routing;
   /* Adjacency (CSR): the links at device d are adj_link[adj_first[d] ..
    * adj_first[d+1]-1], in declaration order, with the device at the other end
    * in adj_peer. */

@@ -14,6 +14,7 @@
 struct topo_router {
   const topo_t *t;
   int dst;
+  int dst_port; /* dst's number for routing dmodk: its port on its switch */
   int64_t *dist; /* cost to dst; INT64_MAX unknown */
   int32_t *hops; /* links on that path */
   uint8_t *settled;
@@ -159,6 +160,22 @@ chorus_result_t topo_router_retarget(topo_router_t *r, int dst_dev) {
   r->ntouched = 0;
   r->nheap = 0;
   r->dst = dst_dev;
+  /* D mod K numbers a destination by the port it hangs on: its place among
+   * the links of the fabric switch it is linked to (a leaf's down ports, in
+   * the order the topology declares them); a device on no switch by its
+   * own number. */
+  const topo_t *t = r->t;
+  r->dst_port = dst_dev;
+  for (int i = t->adj_first[dst_dev]; i < t->adj_first[dst_dev + 1]; i++) {
+    int n = t->adj_peer[i];
+    if (t->devs[n].kind != TOPO_SWITCH) continue;
+    for (int j = t->adj_first[n]; j < t->adj_first[n + 1]; j++)
+      if (t->adj_peer[j] == dst_dev) {
+        r->dst_port = j - t->adj_first[n];
+        break;
+      }
+    break;
+  }
   r->dist[dst_dev] = 0;
   r->hops[dst_dev] = 0;
   r->touched[r->ntouched++] = dst_dev;
@@ -248,7 +265,10 @@ int topo_router_route(const topo_router_t *r, int src_dev, uint64_t key, int32_t
     }
     for (int i = t->adj_first[dst]; i < t->adj_first[dst + 1]; i++)
       if (t->adj_peer[i] == x && link_cost(&t->links[t->adj_link[i]]) == r->dist[x]) ncand++;
-    int pick = ncand > 1 ? (int)(mix64(key ^ ((uint64_t)(uint32_t)x * 0x9e3779b97f4a7c15ull)) % (uint64_t)ncand) : 0;
+    int pick = ncand < 2                         ? 0
+               : t->routing == TOPO_ROUTE_DMODK ? r->dst_port % ncand
+                                                : (int)(mix64(key ^ ((uint64_t)(uint32_t)x * 0x9e3779b97f4a7c15ull)) %
+                                                        (uint64_t)ncand);
     int l = -1, y = -1;
     for (int i = t->adj_first[x]; i < t->adj_fwd_end[x] && l < 0; i++) {
       int v = t->adj_peer[i];

@@ -33,6 +33,9 @@ chorus_add_cli_test(topo_bad_local_copy_without_memory LABELS unit;bad RC 1
 chorus_add_cli_test(topo_bad_size_latency LABELS unit;bad RC 1
   REGEX "topo_size_latency.lua:5: protocol simple: latency_by_size: sizes must grow \\('2KiB' after 4096 B\\)"
   COMMAND topo check ${bad}/topo_size_latency.lua)
+chorus_add_cli_test(topo_bad_routing LABELS unit;bad RC 1
+  REGEX "fat-tree.lua:[0-9]+: routing 'adaptive': ecmp \\(a switch hashes each flow"
+  COMMAND topo check fat-tree --set routing=adaptive)
 chorus_add_cli_test(topo_bad_set_parameter LABELS unit;bad RC 1
   REGEX "--set nodse: .*star.lua takes no parameter 'nodse'"
   COMMAND topo check star --set nodse=4)

@@ -30,3 +30,9 @@ cluster.rail_fat_tree(hosts, {
   lat = param("switch_lat", "0.6us"), placement = param("placement", "packed"),
 })
 cluster.protocols(nodes > 1 and "net" or "nvlink")
+-- How the switches pick among equal up-links: "ecmp" hashes each flow (as
+-- Ethernet and RoCE fabrics do; collisions can put two flows on one
+-- link), "dmodk" takes the destination's port (InfiniBand's fat-tree
+-- routing: flows to distinct destinations of one leaf spread over the
+-- spines).
+routing(param("routing", "ecmp"))

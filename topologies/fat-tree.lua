@@ -22,3 +22,9 @@ cluster.fat_tree {
   placement = param("placement", "packed"),
 }
 protocol { "simple", latency = param("step_lat", "0us"), efficiency = 1.0 }
+-- How the switches pick among equal up-links: "ecmp" hashes each flow (as
+-- Ethernet and RoCE fabrics do; collisions can put two flows on one
+-- link), "dmodk" takes the destination's port (InfiniBand's fat-tree
+-- routing: flows to distinct destinations of one leaf spread over the
+-- spines).
+routing(param("routing", "ecmp"))

@@ -217,6 +217,40 @@ static void ecmp_collisions_halve_the_colliding_flows(void) {
   topo_destroy(t);
 }
 
+/* routing "dmodk" (InfiniBand's fat-tree routing): a leaf sends the flows
+ * to each destination up the spine its port number picks (port mod the
+ * uplinks), so the four hosts of leaf 1 are reached through four
+ * different spines from any source -- and four flows from leaf 0, one to
+ * each, all run at the link rate, where ECMP's hash may put two on one
+ * spine (ecmp_collisions_halve_the_colliding_flows). */
+static void dmodk_spreads_a_leafs_destinations_over_the_spines(void) {
+  topo_t *t = load("fat-tree", "nodes=8,leaf_ports=4,oversub=1,nic_bw=10GB/s,lat=1us,routing=dmodk");
+  CHECK_TRUE(t != NULL);
+  if (!t) return;
+  CHECK_EQ_INT(t->routing, TOPO_ROUTE_DMODK);
+  for (int s = 0; s < 4; s++) {
+    int32_t seen[4];
+    for (int d = 4; d < 8; d++) {
+      topo_router_t *r;
+      CHECK_EQ_INT(topo_router_create(&r, t, t->rank_dev[d]), chorus_success);
+      int32_t res[8];
+      double lat;
+      CHECK_EQ_INT(topo_router_route(r, t->rank_dev[s], topo_flow_key(s, d, 0), res, &lat), 4);
+      seen[d - 4] = res[1];
+      for (int e = 4; e < d; e++) CHECK_TRUE(seen[e - 4] != res[1]);
+      topo_router_destroy(r);
+    }
+  }
+  int src[4] = {0, 1, 2, 3}, dst[4] = {4, 5, 6, 7};
+  plan_t *p = transfers(8, 4, src, dst);
+  size_t S = 8u << 20;
+  double time = simulate(t, p, S * 4, NULL), want = (double)S / 10e9 + 4e-6;
+  if (!near(time, want, 1e-6)) fprintf(stderr, "  four flows: %.9f s, expected %.9f\n", time, want);
+  CHECK_TRUE(near(time, want, 1e-6));
+  plan_destroy(p);
+  topo_destroy(t);
+}
+
 static void ring_on_a_star_is_the_alpha_beta_formula(void) {
   const int n = 8;
   topo_t *t = load("star", "nodes=8,bw=25GB/s,lat=1us");
@@ -908,7 +942,8 @@ static void a_step_pays_the_latency_of_its_size(void) {
 TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(a_step_pays_the_latency_of_its_size), TEST(back_to_back_calls_overlap_as_the_engine_runs_them),
           TEST(a_ranks_channels_end_each_call_together), TEST(max_min_shares_the_bottleneck_first),
           TEST(a_single_flow_gets_the_bottleneck_bandwidth), TEST(k_flows_into_one_link_get_b_over_k),
-          TEST(ecmp_collisions_halve_the_colliding_flows), TEST(ring_on_a_star_is_the_alpha_beta_formula),
+          TEST(ecmp_collisions_halve_the_colliding_flows), TEST(dmodk_spreads_a_leafs_destinations_over_the_spines),
+          TEST(ring_on_a_star_is_the_alpha_beta_formula),
           TEST(double_binary_tree_on_a_star_costs_its_hop_count),
           TEST(every_shipped_algorithm_simulates_on_every_shipped_topology),
           TEST(analytic_ring_agrees_with_the_event_mode), TEST(pair_routes_are_the_routes_of_the_router),

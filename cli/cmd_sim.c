@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "analytic.h"
@@ -131,6 +132,9 @@ int cmd_topo(int argc, char **argv) {
 
 /* --- chorus sim --- */
 
+/* -p auto: every size under each protocol, the fastest kept. */
+#define PROTO_AUTO (-1)
+
 typedef struct {
   chorus_coll_t coll;
   const char *topo, *sets, *algo, *opt, *csv, *trace, *timeline;
@@ -155,7 +159,8 @@ static int sim_usage(FILE *f) {
           "  -n N         ranks 0..N-1 of the topology (default: all it places)\n"
           "  -b, -e, -f   sizes as chorus perf (default 8 to 64M, factor 2)\n"
           "  -a algo      algorithm script (default: ring where it applies)\n"
-          "  -p proto     simple, LL, LL128 (default simple)\n"
+          "  -p proto     simple, LL, LL128 (default simple), or auto: per size the fastest of the three,\n"
+          "               as NCCL's tuner picks (the CSV's proto column and a closing line name it)\n"
           "  -c N         channels (default: on GPUs, NCCL's count for the topology; else the script's)\n"
           "  --model M    event (default): every step replayed; analytic: ring by symmetry, any n\n"
           "  --trace F    Chrome/Perfetto JSON of the last size: a track per rank and channel, a slice\n"
@@ -164,8 +169,8 @@ static int sim_usage(FILE *f) {
           "  --timeline F per-rank Gantt chart (SVG) of the last size, ranks 0..15\n"
           "  --buffsize B bytes per connection (default 4M: CHORUS_BUFFSIZE), --steps N slots per\n"
           "               connection (default 8), --steps-per-chunk K (default steps/2),\n"
-          "               --max-chunk B largest chunk (default 512K, the engine's; chunks are\n"
-          "               min(buffsize/2, B))\n"
+          "               --max-chunk B largest chunk (default 512K, the engine's, or 2M, NCCL's,\n"
+          "               when every rank is on a GPU; chunks are min(buffsize/2, B))\n"
           "  --calls N    replay N calls back to back, as chorus perf -i N times them (no barrier\n"
           "               between calls), and print the time per call (default 1: one call alone)\n"
           "  --no-verify  skip proving the plan first; --stats: simulator speed on stderr\n");
@@ -237,8 +242,9 @@ static int parse_sim_args(int argc, char **argv, sim_args_t *a) {
     case 'r': a->root = atoi(optarg); break;
     case 'a': a->algo = optarg; break;
     case 'p':
-      if ((a->proto = topo_proto_parse(optarg)) < 0)
-        return fprintf(stderr, "chorus sim: -p: unknown protocol '%s' (simple, LL, LL128)\n", optarg), 2;
+      if (!strcasecmp(optarg, "auto")) a->proto = PROTO_AUTO;
+      else if ((a->proto = topo_proto_parse(optarg)) < 0)
+        return fprintf(stderr, "chorus sim: -p: unknown protocol '%s' (simple, LL, LL128, auto)\n", optarg), 2;
       break;
     case 'c':
       a->nchannels = atoi(optarg);
@@ -298,7 +304,8 @@ typedef struct {
   double t_plan, t_sim, sum_busbw;
   uint64_t events;
   int npoints;
-  size_t prev; /* bytes of the last point */
+  size_t prev;       /* bytes of the last point */
+  char picked[1024]; /* -p auto: "SIZE PROTO, ..." of the sizes so far */
   sim_result_t res;
 } sim_cmd_t;
 
@@ -335,7 +342,8 @@ static int load(sim_cmd_t *x) {
 static int prepare(sim_cmd_t *x) {
   sim_args_t *a = &x->a;
   x->so = (sim_opts_t){.buffsize = a->buffsize, .nsteps = a->nsteps, .steps_per_chunk = a->steps_per_chunk,
-                       .max_chunk = a->max_chunk, .proto = a->proto, .span_ranks = a->timeline ? 16 : 0,
+                       .max_chunk = a->max_chunk, .proto = a->proto == PROTO_AUTO ? 0 : a->proto,
+                       .span_ranks = a->timeline ? 16 : 0,
                        .calls = a->calls};
   if (topo_shape(x->t, x->n, &x->shape, &x->contiguous) != chorus_success) {
     fprintf(stderr, "chorus sim: out of memory\n");
@@ -407,7 +415,8 @@ static int print_header(sim_cmd_t *x) {
   printf("# chorus sim %s: %d ranks on %d nodes, topology %s%s%s, dtype %s, op %s, algo %s, proto %s, channels %d, "
          "model %s%s\n",
          chorus_coll_name(a->coll), x->n, x->shape.nnodes, x->t->name, x->t->params[0] ? " " : "", x->t->params,
-         chorus_dtype_name(a->dt), chorus_redop_name(a->op), x->algo, topo_proto_name(a->proto), x->nch,
+         chorus_dtype_name(a->dt), chorus_redop_name(a->op), x->algo,
+         a->proto == PROTO_AUTO ? "auto (the fastest per size)" : topo_proto_name(a->proto), x->nch,
          a->analytic ? "analytic" : "event", a->calls > 1 ? ", calls back to back" : "");
   if (a->calls > 1) printf("# time: per call, over %d calls back to back\n", a->calls);
   if (x->ch_topo) printf("# channels: %d, as NCCL's search gives this topology (-c to choose)\n", x->nch);
@@ -422,8 +431,29 @@ static int print_header(sim_cmd_t *x) {
   return 0;
 }
 
-/* One size: simulated (traced when it is the last and --trace asks), its
- * row printed and written. 0, or 1 when it failed. */
+/* One size under protocol `proto` into x->res (traced into tr, or not). */
+static chorus_result_t simulate(sim_cmd_t *x, size_t count, int proto, FILE *tr) {
+  const sim_args_t *a = &x->a;
+  double t0 = wall();
+  chorus_result_t r;
+  x->so.proto = proto;
+  if (a->analytic) {
+    x->so.trace = NULL;
+    r = sim_analytic_ring(x->t, a->coll, x->n, x->nch, x->orders, count, a->dt, &x->so, &x->res, x->err, sizeof x->err);
+  } else {
+    sim_set_proto(x->s, proto);
+    sim_set_trace(x->s, tr);
+    r = sim_run(x->s, count, a->dt, &x->res, x->err, sizeof x->err);
+  }
+  x->t_sim += wall() - t0;
+  x->events += x->res.events;
+  return r;
+}
+
+/* One size: simulated (traced when it is the last and --trace asks), under
+ * each protocol with -p auto, the fastest kept (and replayed last, so that
+ * --links and --timeline show it); its row printed and written. 0, or 1
+ * when it failed. */
 static int run_point(sim_cmd_t *x, size_t count, size_t bytes, int last) {
   const sim_args_t *a = &x->a;
   FILE *tr = NULL;
@@ -431,17 +461,19 @@ static int run_point(sim_cmd_t *x, size_t count, size_t bytes, int last) {
     fprintf(stderr, "chorus sim: --trace %s: %s\n", a->trace, strerror(errno));
     return 1;
   }
-  double t0 = wall();
-  chorus_result_t r;
-  if (a->analytic) {
-    x->so.trace = NULL;
-    r = sim_analytic_ring(x->t, a->coll, x->n, x->nch, x->orders, count, a->dt, &x->so, &x->res, x->err, sizeof x->err);
+  int proto = a->proto;
+  chorus_result_t r = chorus_success;
+  if (proto == PROTO_AUTO) {
+    double best = INFINITY;
+    for (int p = 0; p < TOPO_NUM_PROTOS && r == chorus_success; p++)
+      if ((r = simulate(x, count, p, NULL)) == chorus_success && x->res.time < best) best = x->res.time, proto = p;
+    if (r == chorus_success && (proto != TOPO_NUM_PROTOS - 1 || tr)) r = simulate(x, count, proto, tr);
+    size_t used = strlen(x->picked);
+    if (r == chorus_success && used + 48 < sizeof x->picked)
+      snprintf(x->picked + used, sizeof x->picked - used, "%s%zu %s", used ? ", " : "", bytes, topo_proto_name(proto));
   } else {
-    sim_set_trace(x->s, tr);
-    r = sim_run(x->s, count, a->dt, &x->res, x->err, sizeof x->err);
+    r = simulate(x, count, proto, tr);
   }
-  x->t_sim += wall() - t0;
-  x->events += x->res.events;
   if (r != chorus_success) {
     fprintf(stderr, "chorus sim: %s of %zu bytes: %s\n", chorus_coll_name(a->coll), bytes, x->err);
     return 1;
@@ -458,7 +490,7 @@ static int run_point(sim_cmd_t *x, size_t count, size_t bytes, int last) {
     x->npoints++;
     if (x->csv)
       fprintf(x->csv, "%s,%s,%s,%d,%d,%s,%s,%d,%d,%zu,%zu,%.3f,%.4f,%.4f,,predicted\n", chorus_coll_name(a->coll),
-              x->algo, topo_proto_name(a->proto), x->n, x->shape.nnodes, chorus_dtype_name(a->dt),
+              x->algo, topo_proto_name(proto), x->n, x->shape.nnodes, chorus_dtype_name(a->dt),
               chorus_redop_name(a->op), rooted ? a->root : -1, ip, bytes, count, us, algbw, busbw);
   }
   printf("\n");
@@ -482,6 +514,7 @@ static int sweep(sim_cmd_t *x) {
     size = next;
   }
   if (x->trace) fclose(x->trace), x->trace = NULL;
+  if (a->proto == PROTO_AUTO) printf("# protocol per size (-p auto): %s\n", x->picked);
   printf("# Out of bounds values : N/A (predicted)\n");
   printf("# Avg bus bandwidth    : %.4f\n#\n", x->npoints ? x->sum_busbw / x->npoints : 0);
   return 0;

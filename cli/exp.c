@@ -29,6 +29,7 @@
 #include "exp_report.h"
 #include "params.h"
 #include "sandbox.h"
+#include "topo.h"
 
 #define EXP_CHILD_TIMEOUT_S 900.0
 /* A run whose launch fails is tried this many times before it counts as failed. */
@@ -236,6 +237,7 @@ static int read_fields(lua_State *L, int t, exp_t *e, const char *path) {
       get_text(L, t, e, "factor", "4", e->factor, sizeof e->factor) ||
       get_text(L, t, e, "dtype", "float", e->dtype, sizeof e->dtype) ||
       get_text(L, t, e, "max_chunk", "", e->max_chunk, sizeof e->max_chunk) ||
+      get_text(L, t, e, "proto", "", e->proto, sizeof e->proto) ||
       get_int(L, t, e, "steps_per_chunk", 0, 0, 64, &e->steps_per_chunk) ||
       get_int(L, t, e, "hosts", 4, 1, 64, &e->hosts) || get_int(L, t, e, "ranks_per_host", 1, 1, 64, &e->ppn) ||
       get_int(L, t, e, "warmup", 2, 0, 1000, &e->warmup) || get_int(L, t, e, "iters", 10, 1, 100000, &e->iters) ||
@@ -243,6 +245,10 @@ static int read_fields(lua_State *L, int t, exp_t *e, const char *path) {
       get_number(L, t, e, "crossover_ratio", 2.0, 1.0, 1000.0, &e->crossover_ratio) ||
       get_int(L, t, e, "calibrate", 0, 0, 1, &e->calibrate))
     return -1;
+  if (e->proto[0] && strcmp(e->proto, "auto") && topo_proto_parse(e->proto) < 0) {
+    fail_field(e, "proto", "is '%s': simple, LL, LL128 or auto", e->proto);
+    return -1;
+  }
   if (!strcmp(testbed, "local")) e->testbed = TESTBED_LOCAL;
   else if (!strcmp(testbed, "netns")) e->testbed = TESTBED_NETNS;
   else if (!strcmp(testbed, "none")) e->testbed = TESTBED_NONE;
@@ -573,6 +579,7 @@ static int predict(const exp_t *e, const exp_run_t *r, const exp_points_t *pts, 
   else if (r->nranks > 2048) argv[k++] = (char *)"--model", argv[k++] = (char *)"analytic";
   if (e->max_chunk[0]) argv[k++] = (char *)"--max-chunk", argv[k++] = (char *)e->max_chunk;
   if (e->steps_per_chunk) argv[k++] = (char *)"--steps-per-chunk", argv[k++] = spc;
+  if (e->proto[0]) argv[k++] = (char *)"-p", argv[k++] = (char *)e->proto;
   /* chorus perf times `iters` calls back to back and reports their mean:
    * the model replays as many (a trace is of one call, as perf's). */
   if (!trace && (e->testbed == TESTBED_LOCAL || e->testbed == TESTBED_NETNS))
@@ -603,13 +610,14 @@ static void timeline_run(const exp_t *e, const exp_run_t *r, const exp_points_t 
 
 /* --- CSV --- */
 
-/* Read (size_bytes, busbw_GBps, nnodes) of the out-of-place rows of a perf or
- * sim CSV. Returns the number of rows, -1 when unreadable. */
-static int read_csv(const char *path, size_t *bytes, double *busbw, int max, int *nnodes) {
+/* Read (size_bytes, busbw_GBps, nnodes, and into proto, when not NULL, the
+ * proto column) of the out-of-place rows of a perf or sim CSV. Returns the
+ * number of rows, -1 when unreadable. */
+static int read_csv(const char *path, size_t *bytes, double *busbw, int max, int *nnodes, char (*proto)[8]) {
   FILE *f = fopen(path, "r");
   if (!f) return -1;
   char line[1024];
-  int col_size = -1, col_bw = -1, col_ip = -1, col_nodes = -1, n = 0;
+  int col_size = -1, col_bw = -1, col_ip = -1, col_nodes = -1, col_proto = -1, n = 0;
   if (fgets(line, sizeof line, f)) {
     char *head[32];
     int nh = csv_split(line, head, 32);
@@ -617,6 +625,7 @@ static int read_csv(const char *path, size_t *bytes, double *busbw, int max, int
     col_bw = csv_column(head, nh, "busbw_GBps");
     col_ip = csv_column(head, nh, "inplace");
     col_nodes = csv_column(head, nh, "nnodes");
+    col_proto = csv_column(head, nh, "proto");
   }
   if (col_size < 0 || col_bw < 0) {
     fclose(f);
@@ -630,6 +639,7 @@ static int read_csv(const char *path, size_t *bytes, double *busbw, int max, int
     bytes[n] = (size_t)strtoull(fields[col_size], NULL, 10);
     busbw[n] = strtod(fields[col_bw], NULL);
     if (col_nodes >= 0 && nf > col_nodes) *nnodes = atoi(fields[col_nodes]);
+    if (proto) snprintf(proto[n], sizeof proto[n], "%s", col_proto >= 0 && nf > col_proto ? fields[col_proto] : "");
     n++;
   }
   fclose(f);
@@ -685,7 +695,7 @@ static int measure_rep(const exp_t *e, const exp_run_t *r, const char *outdir, i
   }
   size_t b[EXP_MAX_POINTS];
   double bw[EXP_MAX_POINTS];
-  int n = read_csv(csv, b, bw, EXP_MAX_POINTS, &pts->nnodes);
+  int n = read_csv(csv, b, bw, EXP_MAX_POINTS, &pts->nnodes, NULL);
   if (n <= 0 || (pts->nrep && n != pts->npoints)) {
     snprintf(pts->failure, sizeof pts->failure, "raw/%s.measured.%d.csv has %d rows (expected %d)", r->label, rep,
              n, pts->npoints);
@@ -937,12 +947,14 @@ static int measure_all(const exp_t *e, exp_points_t *pts, const char *topo, cons
 
 /* The rows of a prediction at the published sizes (the simulator swept
  * min..max by factors of 2): compacts b/bw, returns how many are left. */
-static int keep_sizes(const exp_points_t *pts, size_t *b, double *bw, int n) {
+static int keep_sizes(const exp_points_t *pts, size_t *b, double *bw, char (*proto)[8], int n) {
   int m = 0;
   for (int i = 0; i < n; i++)
     for (int k = 0; k < pts->npoints; k++)
       if (b[i] == pts->bytes[k]) {
-        b[m] = b[i], bw[m] = bw[i], m++;
+        b[m] = b[i], bw[m] = bw[i];
+        memcpy(proto[m], proto[i], sizeof proto[m]);
+        m++;
         break;
       }
   return m;
@@ -961,8 +973,9 @@ static int predict_one(const exp_t *e, const exp_run_t *r, const char *topo, int
   int rc = predict(e, r, pts, topo, csv, NULL, log);
   size_t b[EXP_MAX_POINTS];
   double bw[EXP_MAX_POINTS];
-  int nn = 0, n = rc == 0 ? read_csv(csv, b, bw, EXP_MAX_POINTS, &nn) : -1;
-  if (n > 0 && e->testbed == TESTBED_PUBLISHED) n = keep_sizes(pts, b, bw, n);
+  char proto[EXP_MAX_POINTS][8];
+  int nn = 0, n = rc == 0 ? read_csv(csv, b, bw, EXP_MAX_POINTS, &nn, proto) : -1;
+  if (n > 0 && e->testbed == TESTBED_PUBLISHED) n = keep_sizes(pts, b, bw, proto, n);
   if (rc != 0) snprintf(pts->failure, sizeof pts->failure, "predicting failed (exit %d); its log is raw/%s.log", rc,
                         r->label);
   else if (n <= 0 || (pts->nrep && n != pts->npoints))
@@ -980,7 +993,10 @@ static int predict_one(const exp_t *e, const exp_run_t *r, const char *topo, int
     if (rc != 0) tail_log(log, 10);
     return -1;
   }
-  for (int i = 0; i < n; i++) pts->bytes[i] = b[i], pts->preds[i][pts->npred] = bw[i];
+  for (int i = 0; i < n; i++) {
+    pts->bytes[i] = b[i], pts->preds[i][pts->npred] = bw[i];
+    memcpy(pts->proto[i], proto[i], sizeof pts->proto[i]);
+  }
   pts->npoints = n;
   pts->npred++;
   if (!pts->nnodes) pts->nnodes = nn;

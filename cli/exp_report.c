@@ -361,41 +361,46 @@ static void write_header(const exp_t *e, const exp_env_t *env, const char *topo,
               "interquartile range.\n");
 }
 
-static void write_points(const exp_run_t *r, const exp_points_t *p, const exp_env_t *env, FILE *csv, FILE *md) {
+/* With -p auto, a column naming the protocol each size was predicted with. */
+static void write_points(const exp_t *e, const exp_run_t *r, const exp_points_t *p, const exp_env_t *env, FILE *csv,
+                         FILE *md) {
+  int pc = !strcmp(e->proto, "auto");
   if (!r->measure) { /* predicted only: no measured columns to leave empty */
-    printf("  %10s %12s\n", "size", "predicted");
-    fprintf(md, "\n| size | predicted busbw (GB/s) |\n|---:|---:|\n");
+    printf("  %10s %12s%s\n", "size", "predicted", pc ? "  protocol" : "");
+    fprintf(md, "\n| size | predicted busbw (GB/s) |%s\n|---:|---:|%s\n", pc ? " protocol |" : "", pc ? ":---|" : "");
     for (int k = 0; k < p->npoints && p->predicted; k++) {
       char sz[32];
       human_size(p->bytes[k], sz, sizeof sz);
-      printf("  %10s %12.3f\n", sz, p->pred[k]);
-      fprintf(md, "| %s | %.3f |\n", sz, p->pred[k]);
+      printf("  %10s %12.3f%s%s\n", sz, p->pred[k], pc ? "  " : "", pc ? p->proto[k] : "");
+      fprintf(md, "| %s | %.3f |%s%s%s\n", sz, p->pred[k], pc ? " " : "", pc ? p->proto[k] : "", pc ? " |" : "");
       fprintf(csv, "%s,%s,%d,%d,%zu,,%.6f,,,,%s,%d,0,,%s,%s\n", r->coll, r->algo, r->nranks, p->nnodes, p->bytes[k],
               p->pred[k], csv_set(r->set), r->channels, env->calib_set, r->label);
     }
     return;
   }
-  printf("  %10s %12s %12s %9s\n", "size", "measured", "predicted", "error");
-  fprintf(md, "\n| size | measured busbw (GB/s) | interquartile range | predicted busbw (GB/s) | error | inside "
-              "|\n|---:|---:|---:|---:|---:|:---:|\n");
+  printf("  %10s %12s %12s %9s%s\n", "size", "measured", "predicted", "error", pc ? "  protocol" : "");
+  fprintf(md, "\n| size | measured busbw (GB/s) | interquartile range | predicted busbw (GB/s) | error | inside |%s"
+              "\n|---:|---:|---:|---:|---:|:---:|%s\n", pc ? " predicted protocol |" : "", pc ? ":---|" : "");
   for (int k = 0; k < p->npoints; k++) {
     char sz[32];
     human_size(p->bytes[k], sz, sizeof sz);
     if (p->nrep && p->predicted) {
       double err = error_pct(p->pred[k], p->meas[k]);
       int in = p->pred[k] >= p->lo[k] && p->pred[k] <= p->hi[k];
-      printf("  %10s %12.3f %12.3f %8.1f%%\n", sz, p->meas[k], p->pred[k], err);
-      fprintf(md, "| %s | %.3f | %.3f-%.3f | %.3f | %+.1f%% | %s |\n", sz, p->meas[k], p->lo[k], p->hi[k],
-              p->pred[k], err, in ? "yes" : "");
+      printf("  %10s %12.3f %12.3f %8.1f%%%s%s\n", sz, p->meas[k], p->pred[k], err, pc ? "  " : "",
+             pc ? p->proto[k] : "");
+      fprintf(md, "| %s | %.3f | %.3f-%.3f | %.3f | %+.1f%% | %s |%s%s%s\n", sz, p->meas[k], p->lo[k], p->hi[k],
+              p->pred[k], err, in ? "yes" : "", pc ? " " : "", pc ? p->proto[k] : "", pc ? " |" : "");
       fprintf(csv, "%s,%s,%d,%d,%zu,%.6f,%.6f,%.2f,%.6f,%.6f,%s,%d,%d,%d,%s,%s\n", r->coll, r->algo, r->nranks,
               p->nnodes, p->bytes[k], p->meas[k], p->pred[k], err, p->lo[k], p->hi[k], csv_set(r->set), r->channels,
               p->nrep, in, env->calib_set, r->label);
     } else if (p->nrep) {
       printf("  %10s %12.3f %12s %9s\n", sz, p->meas[k], "-", "-");
-      fprintf(md, "| %s | %.3f | %.3f-%.3f | - | - | |\n", sz, p->meas[k], p->lo[k], p->hi[k]);
+      fprintf(md, "| %s | %.3f | %.3f-%.3f | - | - | |%s\n", sz, p->meas[k], p->lo[k], p->hi[k], pc ? " |" : "");
     } else if (p->predicted) {
       printf("  %10s %12s %12.3f %9s\n", sz, "-", p->pred[k], "-");
-      fprintf(md, "| %s | - | - | %.3f | - | |\n", sz, p->pred[k]);
+      fprintf(md, "| %s | - | - | %.3f | - | |%s%s%s\n", sz, p->pred[k], pc ? " " : "", pc ? p->proto[k] : "",
+              pc ? " |" : "");
       fprintf(csv, "%s,%s,%d,%d,%zu,,%.6f,,,,%s,%d,0,,%s,%s\n", r->coll, r->algo, r->nranks, p->nnodes, p->bytes[k],
               p->pred[k], csv_set(r->set), r->channels, env->calib_set, r->label);
     }
@@ -421,7 +426,7 @@ static int write_run(const exp_t *e, const exp_run_t *r, const exp_points_t *p, 
     fprintf(md, "\n**Failed**: %s%s\n", p->failure, p->nrep ? " The repeats it completed are below." : "");
     if (!reason[0]) snprintf(reason, reasonlen, "%s: %s", r->label, p->failure);
   }
-  write_points(r, p, env, csv, md);
+  write_points(e, r, p, env, csv, md);
   if (!p->nrep || !p->predicted || pub) return p->failure[0] != 0; /* published: judged together, write_published */
   exp_fidelity_t f = fidelity(r, p);
   char large[16] = "n/a", small[16] = "n/a"; /* no point in that regime */

@@ -37,6 +37,10 @@ typedef struct {
    * --steps-per-chunk): "" and 0 are the engine's own (core/geom.h). */
   char max_chunk[32];
   int steps_per_chunk;
+  /* The protocol the runs are predicted with (chorus sim -p): simple, LL,
+   * LL128, or auto (per size the fastest, as NCCL's tuner picks); "" is
+   * chorus sim's default. */
+  char proto[16];
   int warmup, iters, repeats, calibrate;
   double crossover_ratio; /* a predicted crossing is on target within this factor of the measured one */
   exp_run_t runs[EXP_MAX_RUNS];
@@ -58,6 +62,9 @@ typedef struct {
   char failure[512]; /* empty, or what failed and where its log is */
   /* Published points: each point's class and the system's first source. */
   char cls[EXP_MAX_POINTS][32], source[256];
+  /* The protocol each size was predicted with (the sim CSV's proto column;
+   * the last round's), shown when the experiment's proto is auto. */
+  char proto[EXP_MAX_POINTS][8];
 } exp_points_t;
 
 /* The machine while the experiment ran: load average before and after, and

@@ -100,9 +100,15 @@ void topo_print(const topo_t *t, FILE *f, int max_ranks) {
   free(done);
   fprintf(f, "protocols:");
   for (int p = 0; p < TOPO_NUM_PROTOS; p++) {
-    char lat[32];
+    char lat[32], ovh[96] = "";
     topo_fmt_time(t->proto[p].step_lat, lat, sizeof lat);
-    fprintf(f, " %s (step latency %s, efficiency %.4g)%s", topo_proto_name(p), lat, t->proto[p].efficiency,
+    if (t->proto[p].overhead > 0 || t->proto[p].base > 0) {
+      char o[32], b[32];
+      topo_fmt_time(t->proto[p].overhead, o, sizeof o);
+      topo_fmt_time(t->proto[p].base, b, sizeof b);
+      snprintf(ovh, sizeof ovh, ", overhead %s, base %s", o, b);
+    }
+    fprintf(f, " %s (step latency %s, efficiency %.4g%s)%s", topo_proto_name(p), lat, t->proto[p].efficiency, ovh,
             p + 1 < TOPO_NUM_PROTOS ? "," : "\n");
   }
   int shown = t->nranks < max_ranks ? t->nranks : max_ranks;

@@ -8,12 +8,17 @@
 -- Channels follow NCCL's graph search as shared/NCCL-MODEL.md derives it
 -- (one node: 12 x 20-30 GB/s search channels, duplicated: 24; 8 NICs per
 -- node: 8 x 48 or 24, duplicated: 16; 4 NICs: 4 x 24, duplicated: 8, or on
--- Hopper doubled at 48 GB/s: 16; a PCIe box: 2 x 2 = 4). The Blackwell host's
+-- Hopper doubled at 48 GB/s: 16; the PCIe boxes: 8, as their user forced
+-- with NCCL_MIN_NCHANNELS=8). The Blackwell host's
 -- 16 is assumed (Blackwell's speed table is not derived there).
--- NCCL picks tree or LL/LL128 below a few MB; Chorus predicts the ring with
--- the Simple protocol at every size, so the small sizes of a curve show what
--- that choice is worth. The points are judged together (median |error| 10 %
--- over all, 15 % per class, none beyond 2x: experiments/README.md), not per run.
+-- Every point is a ring (forced, or NCCL's choice on these systems); NCCL
+-- picks its protocol per size by its cost model, so the prediction is, per
+-- size, the fastest of the ring under Simple, LL and LL128 (proto = "auto"),
+-- each with NCCL's per-step overhead and base latency and cut as NCCL cuts
+-- Simple (2 MiB chunks of 512 KiB steps: chorus sim's default on GPUs;
+-- topologies/lib/cluster.lua). The points are judged together (median
+-- |error| 10 % over all, 15 % per class, none beyond 2x:
+-- experiments/README.md), not per run.
 local runs = {
   { label = "azure-nd-a100-v4", topology = "dgx-h100.lua", set = "gpu=a100", ranks = 8, channels = 24 },
   { label = "a100-1node-nt175", topology = "dgx-h100.lua", set = "gpu=a100", ranks = 8, channels = 24 },
@@ -28,17 +33,19 @@ local runs = {
   { label = "h100-4gpu-4ndr-2node", topology = "dgx-cluster.lua", set = "gpu=h100,nodes=2,gpus=4", ranks = 8,
     channels = 16 },
   { label = "rtx5090-8gpu-pcie", topology = "pcie-8gpu.lua", set = "gpus=8,pcie_bw=64GB/s,p2p=false", ranks = 8,
-    channels = 4 },
+    channels = 8 },
   { label = "rtx5090-4gpu-pcie", topology = "pcie-8gpu.lua", set = "gpus=4,pcie_bw=64GB/s,p2p=false", ranks = 4,
-    channels = 4 },
+    channels = 8 },
 }
 return {
   name = "published",
-  description = "Predicted ring allreduce busbw against 21 published nccl-tests points (NVLink, InfiniBand with 8 and "
+  description = "Predicted ring allreduce busbw, per size under the protocol NCCL would pick (the fastest predicted), "
+    .. "against 21 published nccl-tests points (NVLink, InfiniBand with 8 and "
     .. "fewer NICs, PCIe), each with its source.",
   testbed = "published",
   data = "published/allreduce.csv",
   topology = "dgx-h100.lua",
   algo = "ring",
+  proto = "auto",
   runs = runs,
 }

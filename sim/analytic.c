@@ -20,7 +20,7 @@ static chorus_result_t append(plan_t *p, int ch, int code, int sb, int sc, int d
  * connection routed as the event model routes it, with its own ECMP hash);
  * and the mean route latency (a piece crosses every hop once per lap). */
 static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, const int *orders, double *bw_out,
-                                       double *lat_out, char *err, size_t errlen) {
+                                       double *lat_out, int *own_out, char *err, size_t errlen) {
   int nres = topo_nres(t);
   int *uses = calloc(nres, sizeof *uses);
   int32_t *buf = malloc(sizeof *buf * topo_route_conn_cap(t));
@@ -29,6 +29,7 @@ static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, const in
     return chorus_out_of_memory;
   }
   double lat = 0;
+  long nic_hops = 0;
   chorus_result_t r = chorus_success;
   /* Each ring connection is its own (source, destination) pair. */
   topo_pathfinder_t *pf = NULL;
@@ -49,7 +50,15 @@ static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, const in
         break;
       }
       lat += l / ((double)n * nch);
-      for (int k = 0; k < len; k++) uses[buf[k]]++;
+      int nic = 0;
+      for (int k = 0; k < len; k++) {
+        uses[buf[k]]++;
+        if (buf[k] < 2 * t->nlinks) {
+          const topo_link_t *lk = &t->links[buf[k] / 2];
+          nic |= t->devs[lk->a].kind == TOPO_NIC || t->devs[lk->b].kind == TOPO_NIC;
+        }
+      }
+      nic_hops += nic;
     }
   }
   double bw = INFINITY;
@@ -62,6 +71,9 @@ static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, const in
   TRY(r);
   *bw_out = isinf(bw) ? 0 : bw;
   *lat_out = lat;
+  /* The sim moves a step itself on a route without a NIC (sim.h): the one
+   * rank that stands for all does so when most hops are such. */
+  *own_out = 2 * nic_hops < (long)n * nch;
   return chorus_success;
 }
 
@@ -120,18 +132,19 @@ chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int n, in
   }
   for (int r = 0; r < n; r++) {
     const topo_dev_t *d = &t->devs[t->rank_dev[r]];
-    if (d->step_overhead > 0 || (nch > 1 && d->channel_wake > 0)) {
-      snprintf(err, errlen, "the analytic ring does not model a device's %s (rank %d is on %s): use --model event",
-               d->step_overhead > 0 ? "step_overhead" : "channel_wake", r, d->name);
+    if (nch > 1 && d->channel_wake > 0) {
+      snprintf(err, errlen, "the analytic ring does not model a device's channel_wake with several channels (rank %d "
+                            "is on %s): use --model event", r, d->name);
       return chorus_invalid_usage;
     }
   }
   double bw, lat;
-  TRY(ring_bottleneck(t, n, nch, orders, &bw, &lat, err, errlen));
+  int own;
+  TRY(ring_bottleneck(t, n, nch, orders, &bw, &lat, &own, err, errlen));
   plan_t *p = NULL;
   chorus_result_t r = ring_plan(coll, n, nch, &p);
   sim_t *s = NULL;
-  if (r == chorus_success) r = sim_create_fixed(&s, t, p, o, bw, lat, err, errlen);
+  if (r == chorus_success) r = sim_create_fixed(&s, t, p, o, bw, lat, own, err, errlen);
   if (r == chorus_success) r = sim_run(s, count, dt, res, err, errlen);
   sim_destroy(s);
   plan_destroy(p);

@@ -54,6 +54,8 @@ typedef struct {
   double route_lat; /* the route's latency (lat adds the protocol's per run) */
   double bytes;     /* bytes put on the wire in this run */
   uint8_t tcopy;    /* the sender's thread copies each step (one memory, sim.h): no flow on the route */
+  uint8_t own_ok;   /* the sender's thread would move the steps itself if it had a step overhead: a
+                     * rank without a memory model, on a route without a NIC (sim_conn_t.own) */
 } conn_info_t;
 
 /* An op as a thread runs it: the plan's op with its connections found, 16
@@ -389,8 +391,15 @@ static chorus_result_t prep_oom(const sim_t *s, char *err, size_t errlen) {
   return chorus_out_of_memory;
 }
 
-/* The geometry options, defaulted to the engine's and checked. */
+/* The geometry options, defaulted to the engine's and checked; ranks on
+ * GPUs are cut as NCCL cuts its Simple protocol (SIM_GPU_MAX_CHUNK), as
+ * the GPU topologies describe NCCL's channels and per-step costs. */
 static chorus_result_t check_opts(sim_t *s, char *err, size_t errlen) {
+  if (!s->o.max_chunk) {
+    s->o.max_chunk = s->p->nranks > 0 ? SIM_GPU_MAX_CHUNK : GEOM_MAX_CHUNK;
+    for (int r = 0; r < s->p->nranks; r++)
+      if (s->t->devs[s->t->rank_dev[r]].kind != TOPO_GPU) s->o.max_chunk = GEOM_MAX_CHUNK;
+  }
   if (!s->o.buffsize) s->o.buffsize = GEOM_DEFAULT_BUFFSIZE;
   if (!s->o.nsteps) s->o.nsteps = GEOM_NSTEPS;
   if (!s->o.min_step) s->o.min_step = GEOM_MIN_STEP;
@@ -459,8 +468,9 @@ static chorus_result_t link_connections(sim_t *s, const int32_t *outp, int nout,
 }
 
 /* The analytic ring's network: one resource per channel, each channel's
- * connection has the share, every route the same latency. */
-static chorus_result_t fixed_resources(sim_t *s, double cap, double lat, char *err, size_t errlen) {
+ * connection has the share, every route the same latency; `own`: the
+ * sender moves its steps itself (most of the ring's hops cross no NIC). */
+static chorus_result_t fixed_resources(sim_t *s, double cap, double lat, int own, char *err, size_t errlen) {
   s->nres = s->p->nchannels;
   s->cap = malloc(sizeof *s->cap * s->nres);
   s->routes = malloc(sizeof *s->routes * s->nres);
@@ -470,6 +480,7 @@ static chorus_result_t fixed_resources(sim_t *s, double cap, double lat, char *e
     s->cinfo[c].route_off = conn(s, c)->src_thr % s->p->nchannels;
     s->cinfo[c].route_len = 1;
     s->cinfo[c].route_lat = lat;
+    s->cinfo[c].own_ok = (uint8_t)(own && s->t->devs[s->t->rank_dev[conn(s, c)->src_thr / s->p->nchannels]].mem < 0);
   }
   return chorus_success;
 }
@@ -510,25 +521,27 @@ static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
     int a = t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]].mem;
     s->cinfo[c].tcopy = a >= 0 && a == t->devs[t->rank_dev[conn(s, c)->dst_thr / p->nchannels]].mem;
   }
-  /* A rank on a device with a step_overhead moves its own steps over NVLink
-   * and PCIe (the GPU's stores); a route through a NIC is the NIC's to move
-   * (the proxy posts it, several steps in flight). */
+  /* A rank with a step overhead moves its own steps over NVLink and PCIe
+   * (the GPU's stores); a route through a NIC is the NIC's to move (the
+   * proxy posts it, several steps in flight). Whether it has one depends
+   * on the protocol too: start_threads decides per run. */
   for (int c = 0; c < s->nconn; c++) {
     const topo_dev_t *src = &t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]];
-    int own = src->step_overhead > 0 && src->mem < 0;
+    int own = src->mem < 0;
     for (int k = 0; own && k < s->cinfo[c].route_len; k++) {
       int q = s->routes[s->cinfo[c].route_off + k];
       if (q >= 2 * t->nlinks) continue;
       const topo_link_t *l = &t->links[q / 2];
       if (t->devs[l->a].kind == TOPO_NIC || t->devs[l->b].kind == TOPO_NIC) own = 0;
     }
-    conn(s, c)->own = (uint8_t)own;
+    s->cinfo[c].own_ok = (uint8_t)own;
   }
   return chorus_success;
 }
 
 static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o,
-                                     const double *fixed_cap, double fixed_lat, char *err, size_t errlen) {
+                                     const double *fixed_cap, double fixed_lat, int fixed_own, char *err,
+                                     size_t errlen) {
   *out = NULL;
   if (p->nranks > t->nranks) {
     snprintf(err, errlen, "the plan has %d ranks but %s places only %d", p->nranks, t->path, t->nranks);
@@ -549,7 +562,7 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
   res = link_connections(s, pairs[0], npairs[0], pairs[1], npairs[1], err, errlen);
   free(pairs[0]), free(pairs[1]);
   if (res != chorus_success) goto cleanup;
-  if (fixed_cap) CHECK(fixed_resources(s, *fixed_cap, fixed_lat, err, errlen));
+  if (fixed_cap) CHECK(fixed_resources(s, *fixed_cap, fixed_lat, fixed_own, err, errlen));
   else CHECK(topo_resources(s, err, errlen));
   s->res_bytes = calloc(s->nres + 1, sizeof *s->res_bytes);
   s->res_busy = calloc(s->nres + 1, sizeof *s->res_busy);
@@ -564,12 +577,12 @@ cleanup:
 
 chorus_result_t sim_create(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, char *err,
                            size_t errlen) {
-  return sim_create_ex(out, t, p, o, NULL, 0, err, errlen);
+  return sim_create_ex(out, t, p, o, NULL, 0, 0, err, errlen);
 }
 
 chorus_result_t sim_create_fixed(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, double cap,
-                                 double lat, char *err, size_t errlen) {
-  return sim_create_ex(out, t, p, o, &cap, lat, err, errlen);
+                                 double lat, int own, char *err, size_t errlen) {
+  return sim_create_ex(out, t, p, o, &cap, lat, own, err, errlen);
 }
 
 void sim_destroy(sim_t *s) {
@@ -1049,7 +1062,7 @@ static void drain(sim_t *s) {
  * buffer from the options, each channel's part, chunk size and slices. */
 static chorus_result_t sim_geometry(sim_t *s, size_t count, chorus_dtype_t dt, char *err, size_t errlen) {
   s->conn = geom_conn(s->o.buffsize, s->o.nsteps, s->o.steps_per_chunk, s->o.min_step,
-                      s->o.max_chunk ? s->o.max_chunk : GEOM_MAX_CHUNK);
+                      s->o.max_chunk);
   if (s->conn.step_bytes >= SLOT_LAST) {
     snprintf(err, errlen, "steps of %zu bytes are too large (buffer %zu / %d steps)", s->conn.step_bytes,
              s->conn.buffsize, s->conn.nsteps);
@@ -1184,7 +1197,7 @@ static void start_threads(sim_t *s) {
     T->wbase = UINT32_MAX / 2; /* the window holds nothing yet */
     const topo_dev_t *dev = &s->t->devs[s->t->rank_dev[rank]];
     T->reduce_bw = dev->reduce_bw, T->copy_bw = dev->copy_bw, T->op_overhead = dev->op_overhead;
-    T->step_overhead = dev->step_overhead;
+    T->step_overhead = dev->step_overhead + s->t->proto[s->o.proto].overhead;
     T->channel_wake = dev->channel_wake;
     T->lcopy_bw = dev->copy_local_bw > 0 ? dev->copy_local_bw : dev->copy_bw;
     T->record = s->o.trace || th < s->span_thr;
@@ -1197,6 +1210,13 @@ static void start_threads(sim_t *s) {
       continue;
     }
     s->join_need[rank]++;
+  }
+  /* A sender with a step overhead (its device's, or this protocol's) moves
+   * its own steps where the route allows (topo_resources). */
+  for (int c = 0; c < s->nconn; c++) {
+    int src = conn(s, c)->src_thr;
+    double ovh = s->t->devs[s->t->rank_dev[src / p->nchannels]].step_overhead + s->t->proto[s->o.proto].overhead;
+    conn(s, c)->own = (uint8_t)(s->cinfo[c].own_ok && ovh > 0);
   }
   /* With several channels, a rank starts a call a wake-up late. */
   for (int th = 0; th < s->nthr; th++) {
@@ -1329,6 +1349,9 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   event_loop(s);
   if (s->o.trace) fprintf(s->o.trace, "\n]}\n");
   collect(s, res);
+  /* The protocol's fixed cost of a call, outside the replay. */
+  res->time += s->t->proto[s->o.proto].base;
+  res->first += s->t->proto[s->o.proto].base;
   if (s->fault != chorus_success) {
     snprintf(err, errlen, "out of memory during the simulation");
     return s->fault;
@@ -1348,6 +1371,10 @@ void sim_res_stats(const sim_t *s, int res, double *bytes, double *busy) {
 const topo_t *sim_topo(const sim_t *s) { return s->t; }
 
 void sim_set_trace(sim_t *s, FILE *trace) { s->o.trace = trace; }
+
+void sim_set_proto(sim_t *s, int proto) {
+  if (proto >= 0 && proto < TOPO_NUM_PROTOS) s->o.proto = proto;
+}
 
 const sim_span_t *sim_spans(const sim_t *s, size_t *n) {
   *n = s->nspans;

@@ -24,15 +24,19 @@
  *    (sits in the slot) the route's latency plus the protocol's step latency
  *    after its last byte left;
  *  - a receiving op takes arrived steps in order; for a fused op it also
- *    needs a free slot downstream; it spends its device's step_overhead plus
+ *    needs a free slot downstream; it spends its device's step_overhead and
+ *    the protocol's overhead plus
  *    bytes / reduce_bw (reductions) or bytes / copy_bw (plain receives) of
  *    its device, then posts the result
  *    and frees the slot (the sender sees the free slot at once);
- *  - a rank on a device with a step_overhead moves its own steps, as a GPU
+ *  - a rank with a step overhead (its device's or the protocol's) that has
+ *    no memory model moves its own steps on routes without a NIC, as a GPU
  *    channel's thread block stores each step into the peer's buffer: after
  *    posting a step (a send, or a receive's forward) its thread waits until
  *    the step has left, so its steps' flows do not overlap its work or one
  *    another (NCCL's Simple protocol: flag wait, copy, fence, post per step);
+ *  - every call costs the protocol's base (a fixed cost, NCCL's launch and
+ *    set-up), added to its time after the replay;
  *  - every op costs its device's op_overhead before it starts; a copy costs
  *    bytes / copy_bw;
  *  - a rank's channels end each call together (calls back to back: the
@@ -60,13 +64,19 @@
 #include "topo.h"
 
 #define SIM_MAX_NSTEPS 64
+/* NCCL's chunk for ring Simple: its 4 MiB connection buffer holds 8 steps
+ * of 512 KiB and a chunk is 4 of them (ALLREDUCE_CHUNKSTEPS,
+ * src/include/collectives.h), where the CPU engine caps chunks at 512 KiB
+ * (core/geom.h). The default when every rank is on a GPU. */
+#define SIM_GPU_MAX_CHUNK (2u << 20)
 
 typedef struct {
   size_t buffsize;      /* bytes per connection; 0: GEOM_DEFAULT_BUFFSIZE */
   int nsteps;           /* slots per connection; 0: GEOM_NSTEPS */
   int steps_per_chunk;  /* most steps a chunk is cut into; 0: nsteps / GEOM_SLOT_CHUNKS */
   size_t min_step;      /* smallest step a chunk is cut to; 0: GEOM_MIN_STEP */
-  size_t max_chunk;     /* largest chunk; 0: GEOM_MAX_CHUNK (the engine's cap) */
+  size_t max_chunk;     /* largest chunk; 0: GEOM_MAX_CHUNK (the engine's cap), or
+                         * SIM_GPU_MAX_CHUNK when every rank is on a GPU */
   int proto;            /* topo_proto_id_t */
   FILE *trace;          /* Chrome/Perfetto JSON events are written here (the caller opens and closes) */
   int span_ranks;       /* record op spans for the timeline of ranks 0 .. span_ranks-1 (0: none) */
@@ -102,9 +112,10 @@ chorus_result_t sim_create(sim_t **out, const topo_t *t, const plan_t *p, const 
                            size_t errlen);
 /* sim_create on a network of one resource of `cap` bytes per second per
  * channel, every connection on its channel's, every route of latency `lat`
- * seconds: the analytic ring's (analytic.h). */
+ * seconds, the sender moving its own steps when `own` and it has a step
+ * overhead: the analytic ring's (analytic.h). */
 chorus_result_t sim_create_fixed(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, double cap,
-                                 double lat, char *err, size_t errlen);
+                                 double lat, int own, char *err, size_t errlen);
 void sim_destroy(sim_t *s);
 
 /* Simulate one call of `count` elements of dtype dt (count as the engine's
@@ -117,6 +128,10 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
 /* Where the next sim_run writes its trace (NULL: none): one simulator runs
  * every size of a sweep, the last one traced. */
 void sim_set_trace(sim_t *s, FILE *trace);
+
+/* The protocol (topo_proto_id_t) the next sim_run uses: chorus sim -p auto
+ * runs every size under each and keeps the fastest. */
+void sim_set_proto(sim_t *s, int proto);
 
 /* After sim_run: per network resource (topo_nres), bytes carried and seconds
  * busy in that run; spans recorded (opts.span_ranks). */

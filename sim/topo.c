@@ -460,9 +460,10 @@ static void parse_size_lat(lua_State *L, topo_proto_t *pr, const char *text, con
   }
 }
 
-/* protocol{ "LL", latency = "0.6us", efficiency = 0.5, latency_by_size = "4KiB:0.4us 32KiB:0.3us" } */
+/* protocol{ "LL", latency = "0.6us", efficiency = 0.5, overhead = "1us", base = "6.6us",
+ *           latency_by_size = "4KiB:0.4us 32KiB:0.3us" } */
 static int l_protocol(lua_State *L) {
-  static const char *const fields[] = {"latency", "efficiency", "latency_by_size", NULL};
+  static const char *const fields[] = {"latency", "efficiency", "overhead", "base", "latency_by_size", NULL};
   builder_t *b = self(L);
   luaL_checktype(L, 1, LUA_TTABLE);
   check_fields(L, 1, "protocol", fields);
@@ -474,6 +475,8 @@ static int l_protocol(lua_State *L) {
   char what[64];
   snprintf(what, sizeof what, "protocol %s", proto_names[p]);
   opt_unit(L, 1, "latency", 't', &pr->step_lat, what);
+  opt_unit(L, 1, "overhead", 't', &pr->overhead, what);
+  opt_unit(L, 1, "base", 't', &pr->base, what);
   lua_getfield(L, 1, "latency_by_size");
   if (lua_type(L, -1) == LUA_TSTRING) parse_size_lat(L, pr, lua_tostring(L, -1), what);
   else if (!lua_isnil(L, -1))
@@ -498,6 +501,19 @@ static int l_routing(lua_State *L) {
   else if (!strcmp(m, "dmodk")) b->t->routing = TOPO_ROUTE_DMODK;
   else raise_at(L, "routing '%s': ecmp (a switch hashes each flow over its equal next hops, as Ethernet does) or "
                    "dmodk (it takes the destination's port modulo their number, as InfiniBand's fat-tree routing does)", m);
+  return 0;
+}
+
+/* Whether the "k=v,k=v" list already names parameter `name` (a whole key:
+ * "overhead" is not "step_overhead"). */
+static int params_has(const char *params, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = params; *p;) {
+    if (!strncmp(p, name, n) && p[n] == '=') return 1;
+    const char *c = strchr(p, ',');
+    if (!c) break;
+    p = c + 1;
+  }
   return 0;
 }
 
@@ -531,7 +547,7 @@ static int l_param(lua_State *L) {
     lua_pushvalue(L, 2);
   }
   topo_t *t = b->t;
-  if (!strstr(t->params, name) || b->params_off == 0) {
+  if (!params_has(t->params, name)) {
     const char *v = luaL_tolstring(L, -1, NULL);
     if (b->params_off < sizeof t->params)
       b->params_off += snprintf(t->params + b->params_off, sizeof t->params - b->params_off, "%s%s=%s",

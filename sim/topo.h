@@ -79,6 +79,10 @@ typedef enum { TOPO_PROTO_SIMPLE = 0, TOPO_PROTO_LL, TOPO_PROTO_LL128, TOPO_NUM_
 typedef struct {
   double step_lat;   /* seconds added to every step (signalling, flag polling) */
   double efficiency; /* payload bytes per byte on the wire (LL: 0.5, LL128: 120/128) */
+  double overhead;   /* seconds a rank spends per step it receives with this protocol, besides its
+                      * bytes, on top of its device's step_overhead (NCCL's per-step overhead: a
+                      * GPU channel's flag wait, fence and post) */
+  double base;       /* seconds added to every call (NCCL's base latency: launch and set-up) */
   /* latency_by_size: seconds added to a step of a given size on top of
    * step_lat (a step's first lines fetched from another core's cache,
    * which chorus calibrate reads off the shm ping-pong), at sizes

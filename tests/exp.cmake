@@ -54,6 +54,7 @@ exp_bad(io "bad_io.lua:2: .*io")
 exp_bad(targets "bad_targets.lua: field 'experiment.targets.large' must be a number")
 exp_bad(published "bad_published.csv:3: system 'sys-z' is the label of no run")
 exp_bad(published_nodata "bad_published_nodata.lua: field 'data' is missing")
+exp_bad(proto "bad_proto.lua: field .proto. is .fast.: simple, LL, LL128 or auto")
 chorus_add_cli_test(exp_bad_missing_file LABELS unit;bad FAIL REGEX "no experiment 'nothere'" COMMAND exp run nothere)
 chorus_add_cli_test(exp_bad_argument LABELS unit;bad FAIL REGEX "unknown argument '--fast'" COMMAND exp run ${exp_dir}/tiny.lua --fast)
 

@@ -56,16 +56,31 @@ chorus_add_cli_test(sim_step_overhead_serial LABELS unit REGEX " 10485\\.76 "
   COMMAND sim broadcast --topo star --set nodes=3,bw=1GB/s,lat=0us,step_overhead=1048.576us -n 3 -a ring -c 1
           -b 4M -e 4M --max-chunk 4M --steps-per-chunk 4 --buffsize 8M)
 
+# A protocol's overhead acts as a device's step_overhead (the serial 10t
+# above), and its base adds to every call: Simple with overhead t and base
+# 100 us takes 10t + 100 us. star.lua leaves LL and LL128 free of both, at
+# 0.5 and 120/128 of the payload per byte: their steps pipeline, 5 x 2t and
+# 5t x 128/120 = 5592.41 us; -p auto takes LL128 and says so.
+chorus_add_cli_test(sim_protocol_overhead_and_base LABELS unit REGEX " 10585\\.76 "
+  COMMAND sim broadcast --topo star --set nodes=3,bw=1GB/s,lat=0us,overhead=1048.576us,base=100us -n 3 -a ring -c 1
+          -b 4M -e 4M --max-chunk 4M --steps-per-chunk 4 --buffsize 8M -p simple)
+chorus_add_cli_test(sim_protocol_auto_takes_the_fastest LABELS unit
+  REGEX " 5592\\.41 .*# protocol per size \\(-p auto\\): 4194304 LL128\n"
+  COMMAND sim broadcast --topo star --set nodes=3,bw=1GB/s,lat=0us,overhead=1048.576us,base=100us -n 3 -a ring -c 1
+          -b 4M -e 4M --max-chunk 4M --steps-per-chunk 4 --buffsize 8M -p auto)
+chorus_add_cli_test(sim_bad_protocol LABELS unit;bad RC 2 REGEX "unknown protocol 'fast' \\(simple, LL, LL128, auto\\)"
+  COMMAND sim allreduce --topo star -p fast)
+
 # A two-socket PCIe box without peer-to-peer: the ring crosses the socket
 # link once each way, so a link slower than the GPUs' PCIe bounds busbw at
-# its rate (16 GB/s).
-chorus_add_cli_test(sim_pcie_two_sockets LABELS unit REGEX " 16\\.00    N/A"
+# its rate (16 GB/s; 15.56 less the protocol's per-step overhead and base).
+chorus_add_cli_test(sim_pcie_two_sockets LABELS unit REGEX " 15\\.[5-9][0-9]    N/A"
   COMMAND sim allreduce --topo pcie-8gpu --set sockets=2,p2p=false,socket_bw=16GB/s -a ring -c 4 -n 8 -b 1G -e 1G)
 chorus_add_cli_test(sim_pcie_bad_sockets LABELS unit;bad RC 1 REGEX "sockets is 1 or 2, not 3"
   COMMAND sim allreduce --topo pcie-8gpu --set sockets=3 -a ring -n 8 -b 1G -e 1G)
 
-chorus_add_cli_test(sim_step_overhead_not_analytic LABELS unit;bad RC 1 REGEX "does not model a device's step_overhead"
-  COMMAND sim allreduce --topo star --set nodes=4,step_overhead=1us -n 4 -b 1M -e 1M --model analytic)
+chorus_add_cli_test(sim_channel_wake_not_analytic LABELS unit;bad RC 1 REGEX "does not model a device's channel_wake"
+  COMMAND sim allreduce --topo local-cpu --set ranks=4,cores=2,channels=2 -n 4 -c 2 -b 1M -e 1M --model analytic)
 
 # --calls: back-to-back calls, as chorus perf times them (closed form in
 # test_sim: back_to_back_calls_overlap_as_the_engine_runs_them).

@@ -13,7 +13,7 @@ local spec = cluster.gpus[gpu] or error("gpu is b200, h200, h100, h800 or a100, 
 local nodes = param("nodes", 4)
 local gpus = param("gpus", 8)
 local nic_bw = param("nic_bw", spec.nic_bw)
-local eff = { nvlink = param("nvlink_eff", cluster.efficiency.nvlink), pcie = param("pcie_eff", cluster.efficiency.pcie) }
+local eff = { nvlink = param("nvlink_eff", spec.nvlink_eff), pcie = param("pcie_eff", cluster.efficiency.pcie) }
 local hosts = {}
 for n = 0, nodes - 1 do
   local h = cluster.nvswitch_host {

@@ -16,4 +16,9 @@ cluster.star {
   step_overhead = param("step_overhead", "0us"),
   ranks_per_node = param("ranks_per_node", 1),
 }
-protocol { "simple", latency = param("step_lat", "0us"), efficiency = 1.0 }
+-- overhead, base: the Simple protocol's per-step overhead and per-call base
+-- (topologies/README.md, protocol{}); LL and LL128 keep the defaults (free
+-- of both, at 0.5 and 120/128 of the payload per byte) for chorus sim -p
+-- auto to choose between.
+protocol { "simple", latency = param("step_lat", "0us"), efficiency = 1.0, overhead = param("overhead", "0us"),
+           base = param("base", "0us") }

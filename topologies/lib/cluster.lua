@@ -15,11 +15,28 @@ M.latency = {
   net = { simple = "14us", LL = "2.7us", LL128 = "4.0us" },
 }
 
+-- What a GPU channel's thread block spends on every step it receives,
+-- besides moving the bytes (waiting for the peer's flag, the fence, posting
+-- its own), per protocol: NCCL's tuning model charges each step at least
+-- an "overhead" of 1 us on an Intel host (2 on AMD), three times that for
+-- Simple, whose steps are fenced and flagged as a whole (src/graph/
+-- tuning.cc; shared/NCCL-MODEL.md section 4). The simulator charges it as
+-- time the channel moves nothing (sim.h: a protocol's overhead), and a GPU
+-- with an overhead stores its own steps over NVLink and PCIe.
+M.overhead = { simple = "3us", LL = "1us", LL128 = "1us" }
+
+-- A call's fixed cost per protocol, outside its steps (kernel launch, the
+-- work's set-up): NCCL's base latency of the ring rows (tuning.cc baseLat;
+-- NCCL-MODEL.md section 4). `chorus sim -p auto` then picks per size the
+-- protocol that is fastest, as NCCL's tuner does by its own model.
+M.base = { simple = "8.4us", LL = "6.6us", LL128 = "14us" }
+
 function M.protocols(fabric)
   local l = M.latency[fabric] or error("cluster.protocols: fabric is nvlink, pcie or net", 2)
-  protocol { "simple", latency = l.simple, efficiency = 1.0 }
-  protocol { "LL", latency = l.LL, efficiency = 0.5 }
-  protocol { "LL128", latency = l.LL128, efficiency = 120 / 128 }
+  local o, b = M.overhead, M.base
+  protocol { "simple", latency = l.simple, efficiency = 1.0, overhead = o.simple, base = b.simple }
+  protocol { "LL", latency = l.LL, efficiency = 0.5, overhead = o.LL, base = b.LL }
+  protocol { "LL128", latency = l.LL128, efficiency = 120 / 128, overhead = o.LL128, base = b.LL128 }
 end
 
 -- GPU generations: NVLink per direction through the NVSwitch (B200: 1800
@@ -28,34 +45,35 @@ end
 -- boxes ship with (ConnectX-8 XDR / ConnectX-7 NDR / ConnectX-6 HDR), and
 -- the memory-bound rates of a reduction (HBM bandwidth / 3: two reads and a
 -- write per result byte) and a copy (HBM / 2). Datasheet figures, not
--- measurements.
+-- measurements. nvlink_eff: the share of an NVLink's line rate NCCL's graph
+-- search counts on, per generation (src/graph/topo.h: 20.0 GB/s of a 25
+-- GB/s NVLink3 link on A100, 20.6 of 25 on NVLink4, 40.1 of 50 on NVLink5;
+-- shared/NCCL-MODEL.md section 1). NCCL's figures, not fitted here.
 M.gpus = {
   b200 = { nvlink_bw = "900GB/s", pcie_bw = "128GB/s", nic_bw = "800Gb/s", reduce_bw = "2660GB/s",
-           copy_bw = "4000GB/s", op_overhead = "0.1us" },
+           copy_bw = "4000GB/s", op_overhead = "0.1us", nvlink_eff = 0.92 * (40.1 / 50) / (20.6 / 25) },
   h200 = { nvlink_bw = "450GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1600GB/s",
-           copy_bw = "2400GB/s", op_overhead = "0.1us" },
+           copy_bw = "2400GB/s", op_overhead = "0.1us", nvlink_eff = 0.92 },
   h100 = { nvlink_bw = "450GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1100GB/s",
-           copy_bw = "1650GB/s", op_overhead = "0.1us" },
+           copy_bw = "1650GB/s", op_overhead = "0.1us", nvlink_eff = 0.92 },
   h800 = { nvlink_bw = "200GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1100GB/s",
-           copy_bw = "1650GB/s", op_overhead = "0.1us" },
+           copy_bw = "1650GB/s", op_overhead = "0.1us", nvlink_eff = 0.92 },
   a100 = { nvlink_bw = "300GB/s", pcie_bw = "32GB/s", nic_bw = "200Gb/s", reduce_bw = "670GB/s",
-           copy_bw = "1000GB/s", op_overhead = "0.1us" },
+           copy_bw = "1000GB/s", op_overhead = "0.1us", nvlink_eff = 0.92 * 20.0 / 20.6 },
 }
 
--- The share of a link's datasheet rate that NCCL's Simple protocol moves as
--- payload, per link type; the builders declare every link at rate x this.
--- Defaults from maintainers' statements, the "fit" points of
--- experiments/published/allreduce.csv (never judged there):
---   nvlink 0.82: "450GB/s is the line rate. With the protocol overhead
---     (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s"
---     (NVIDIA/nccl-tests#212) -- 370 / 450;
+-- The share of a link's datasheet rate that moves payload, per link type;
+-- the builders declare every link at rate x this. NVLink's is the GPU
+-- generation's (M.gpus: NCCL's own per-link figures); nvlink here is the
+-- default for a GPU that has none. The network's is fitted to the "fit"
+-- point of experiments/published/allreduce.csv (never judged there):
 --   net 0.94: "For NDR @ 400Gbps you should see 46-48GB/s per NIC"
 --     (NVIDIA/nccl-tests#290) -- 47 / 50;
 --   pcie 0.80: not fitted (no published point isolates a PCIe link): a
 --     Gen4/Gen5 x16 link's usual 256-byte-payload TLP and flow-control
 --     overhead leaves about 80 %.
 -- A topology lets --set nvlink_eff=, net_eff=, pcie_eff= override them.
-M.efficiency = { nvlink = 0.82, net = 0.94, pcie = 0.80 }
+M.efficiency = { nvlink = 0.92, net = 0.94, pcie = 0.80 }
 
 -- What a GPU channel's thread block spends per step besides moving its
 -- bytes (NCCL's Simple protocol: wait for the peer's flag, copy, fence,

@@ -1,0 +1,2 @@
+-- unknown protocol
+return { testbed = "none", topology = "star.lua", algos = { "ring" }, proto = "fast" }

@@ -40,8 +40,10 @@ static void path_class(const topo_t *t, topo_pathfinder_t *pf, int32_t *res, int
     return;
   }
   int net = 0, nic = 0, nv = 0, pcie = 0, cpu = 0;
-  int x = si;
+  int x = si, links = 0;
   for (int k = 0; k < n; k++) {
+    if (res[k] >= 2 * t->nlinks) continue; /* a device's forward_bw, not a hop */
+    links++;
     const topo_link_t *l = &t->links[res[k] / 2];
     int y = l->a == x ? l->b : l->a;
     if (y != dj) {
@@ -58,13 +60,13 @@ static void path_class(const topo_t *t, topo_pathfinder_t *pf, int32_t *res, int
     x = y;
   }
   if (net || nic) snprintf(buf, len, "NET%d", net);
-  else if (nv || (n == 1 && t->devs[si].kind == TOPO_GPU && t->devs[dj].kind == TOPO_GPU && !pcie))
-    snprintf(buf, len, "NV%d", n);
+  else if (nv || (links == 1 && t->devs[si].kind == TOPO_GPU && t->devs[dj].kind == TOPO_GPU && !pcie))
+    snprintf(buf, len, "NV%d", links);
   else if (cpu > 1) snprintf(buf, len, "SYS");
   else if (cpu == 1) snprintf(buf, len, "PHB");
   else if (pcie > 1) snprintf(buf, len, "PXB");
   else if (pcie == 1) snprintf(buf, len, "PIX");
-  else snprintf(buf, len, "L%d", n);
+  else snprintf(buf, len, "L%d", links);
 }
 
 void topo_print(const topo_t *t, FILE *f, int max_ranks) {
@@ -98,6 +100,14 @@ void topo_print(const topo_t *t, FILE *f, int max_ranks) {
             topo_kind_name(kb), bw, lat, a->half ? "half" : "full", t->devs[a->a].name, t->devs[a->b].name);
   }
   free(done);
+  int nfwd = 0;
+  for (int i = 0; i < t->ndevs; i++)
+    if (t->devs[i].forward_bw > 0) {
+      char bw[32];
+      topo_fmt_bw(t->devs[i].forward_bw, bw, sizeof bw);
+      fprintf(f, "%s %s %s", nfwd++ ? "," : "shared by the routes through them:", t->devs[i].name, bw);
+    }
+  if (nfwd) fprintf(f, "\n");
   fprintf(f, "protocols:");
   for (int p = 0; p < TOPO_NUM_PROTOS; p++) {
     char lat[32], ovh[96] = "";

@@ -9,7 +9,10 @@
 -- (one node: 12 x 20-30 GB/s search channels, duplicated: 24; 8 NICs per
 -- node: 8 x 48 or 24, duplicated: 16; 4 NICs: 4 x 24, duplicated: 8, or on
 -- Hopper doubled at 48 GB/s: 16; the PCIe boxes: 8, as their user forced
--- with NCCL_MIN_NCHANNELS=8). The Blackwell host's
+-- with NCCL_MIN_NCHANNELS=8). The RTX 5090 box is the user's two-socket
+-- Xeon 8480+ host with its host memory at the datasheet rate (8 channels
+-- of DDR5-4800 per socket) x 0.8 (topologies/pcie-8gpu.lua); its 4-GPU run
+-- is GPUs 0-3 of that box (nccl-tests -g 4: the first four, one socket). The Blackwell host's
 -- 16 is assumed (Blackwell's speed table is not derived there).
 -- Every point is a ring (forced, or NCCL's choice on these systems); NCCL
 -- picks its protocol per size by its cost model, so the prediction is, per
@@ -32,10 +35,10 @@ local runs = {
     channels = 8 },
   { label = "h100-4gpu-4ndr-2node", topology = "dgx-cluster.lua", set = "gpu=h100,nodes=2,gpus=4", ranks = 8,
     channels = 16 },
-  { label = "rtx5090-8gpu-pcie", topology = "pcie-8gpu.lua", set = "gpus=8,pcie_bw=64GB/s,p2p=false", ranks = 8,
-    channels = 8 },
-  { label = "rtx5090-4gpu-pcie", topology = "pcie-8gpu.lua", set = "gpus=4,pcie_bw=64GB/s,p2p=false", ranks = 4,
-    channels = 8 },
+  { label = "rtx5090-8gpu-pcie", topology = "pcie-8gpu.lua", set = "gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2",
+    ranks = 8, channels = 8 },
+  { label = "rtx5090-4gpu-pcie", topology = "pcie-8gpu.lua", set = "gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2",
+    ranks = 4, channels = 8 },
 }
 return {
   name = "published",

@@ -289,11 +289,11 @@ static int host_index(builder_t *b, const char *name) {
 }
 
 /* device{ name=, kind=, host=, reduce_bw=, copy_bw=, copy_local_bw=, op_overhead=, step_overhead=,
- * channel_wake=, forward=, mem_bw=, llc=, mem= } -> name */
+ * channel_wake=, forward=, forward_bw=, mem_bw=, llc=, mem= } -> name */
 static int l_device(lua_State *L) {
   static const char *const fields[] = {"name",    "kind",          "host",    "reduce_bw", "copy_bw",
                                        "copy_local_bw", "op_overhead", "step_overhead", "channel_wake", "forward",
-                                       "mem_bw",  "llc",           "mem",     NULL};
+                                       "forward_bw", "mem_bw", "llc",   "mem",     NULL};
   builder_t *b = self(L);
   topo_t *t = b->t;
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -342,6 +342,9 @@ static int l_device(lua_State *L) {
              what);
   lua_getfield(L, 1, "forward");
   if (!lua_isnil(L, -1)) d.forward = lua_toboolean(L, -1);
+  if (opt_unit(L, 1, "forward_bw", 'b', &d.forward_bw, what) && !d.forward)
+    raise_at(L, "%s: forward_bw is what routes through a device share, and no route passes through a %s", what,
+             kind_names[k]);
   lua_getfield(L, 1, "host");
   if (!lua_isnil(L, -1)) {
     if (lua_type(L, -1) != LUA_TSTRING) raise_at(L, "%s: host must be a name", what);

@@ -40,6 +40,8 @@ typedef struct {
   topo_kind_t kind;
   int host;           /* index into topo_t.hosts, -1 when the device belongs to none */
   int forward;        /* 1: routes may pass through it */
+  double forward_bw;  /* a forwarding device: bytes per second all routes through it share (a CPU that stages
+                       * transfers in its memory, a switch's backplane); 0 = no limit */
   double reduce_bw;   /* bytes of result per second a reduction produces here; 0 = free */
   double copy_bw;     /* bytes per second of a local copy; 0 = free (the memory model: a copy between cores) */
   double copy_local_bw; /* the memory model: a copy op between a rank's own buffers; 0 = copy_bw */

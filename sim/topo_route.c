@@ -282,6 +282,8 @@ int topo_router_route(const topo_router_t *r, int src_dev, uint64_t key, int32_t
     const topo_link_t *k = &t->links[l];
     res[len++] = k->half ? 2 * l : 2 * l + (x == k->a ? 0 : 1);
     *lat += k->lat;
+    /* A device it passes through that limits what crosses it. */
+    if (y != dst && t->devs[y].forward_bw > 0) res[len++] = 2 * t->nlinks + y;
     x = y;
   }
   return len;
@@ -451,7 +453,10 @@ double topo_res_cap(const topo_t *t, int res) {
     const topo_dev_t *m = mem_of(t, res);
     return m ? m->mem_bw : 0;
   }
-  return t->devs[res - 2 * t->nlinks].copy_bw;
+  /* An endpoint's: the copy between two ranks on it; a forwarding
+   * device's: what the routes through it share. */
+  const topo_dev_t *d = &t->devs[res - 2 * t->nlinks];
+  return d->forward ? d->forward_bw : d->copy_bw;
 }
 
 void topo_res_name(const topo_t *t, int res, char *buf, size_t len) {
@@ -461,7 +466,8 @@ void topo_res_name(const topo_t *t, int res, char *buf, size_t len) {
     return;
   }
   if (res >= 2 * t->nlinks) {
-    snprintf(buf, len, "%s (local memory)", t->devs[res - 2 * t->nlinks].name);
+    const topo_dev_t *d = &t->devs[res - 2 * t->nlinks];
+    snprintf(buf, len, "%s (%s)", d->name, d->forward ? "routes through it" : "local memory");
     return;
   }
   const topo_link_t *k = &t->links[res / 2];

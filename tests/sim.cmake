@@ -30,6 +30,9 @@ chorus_add_cli_test(topo_bad_memory_without_bandwidth LABELS unit;bad RC 1
 chorus_add_cli_test(topo_bad_local_copy_without_memory LABELS unit;bad RC 1
   REGEX "topo_local_copy_no_mem.lua:3: device c0: copy_local_bw is a rate of the memory model \\(a copy between a rank's own buffers\\): give mem too"
   COMMAND topo check ${bad}/topo_local_copy_no_mem.lua)
+chorus_add_cli_test(topo_bad_forward_bw_endpoint LABELS unit;bad RC 1
+  REGEX "topo_forward_bw_endpoint.lua:2: device g0: forward_bw is what routes through a device share, and no route passes through a gpu"
+  COMMAND topo check ${bad}/topo_forward_bw_endpoint.lua)
 chorus_add_cli_test(topo_bad_size_latency LABELS unit;bad RC 1
   REGEX "topo_size_latency.lua:5: protocol simple: latency_by_size: sizes must grow \\('2KiB' after 4096 B\\)"
   COMMAND topo check ${bad}/topo_size_latency.lua)
@@ -70,6 +73,19 @@ chorus_add_cli_test(sim_protocol_auto_takes_the_fastest LABELS unit
           -b 4M -e 4M --max-chunk 4M --steps-per-chunk 4 --buffsize 8M -p auto)
 chorus_add_cli_test(sim_bad_protocol LABELS unit;bad RC 2 REGEX "unknown protocol 'fast' \\(simple, LL, LL128, auto\\)"
   COMMAND sim allreduce --topo star -p fast)
+
+# A device's forward_bw is shared by every route through it: a 4-node
+# ring on a star whose switch passes 40 GB/s gives each of its 4 flows 10
+# (the links' 25 unused): busbw 10.
+chorus_add_cli_test(sim_switch_shared_by_its_routes LABELS unit REGEX " 10\\.00    N/A"
+  COMMAND sim allreduce --topo star --set nodes=4,bw=25GB/s,lat=0us,switch_bw=40GB/s -b 1G -e 1G)
+# Without peer-to-peer a PCIe box stages every step in its sockets' memory
+# (8 DDR5-4800 channels x 0.8, written and read: 122.9 GB/s through each
+# socket): 8 GPUs on two sockets put 5 ring flows through each (3 inside,
+# 2 across), 24.6 GB/s each at most; the memory is the bottleneck.
+chorus_add_cli_test(sim_pcie_staged_in_host_memory LABELS unit
+  REGEX " 24\\.[0-9][0-9]    N/A.*h0.cpu0 \\(routes through it\\) +122\\.9GB/s .* 9[0-9]\\.[0-9] +9[0-9]\\.[0-9]\n"
+  COMMAND sim allreduce --topo pcie-8gpu --set gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2 -n 8 -c 8 -b 8G -e 8G --links)
 
 # A two-socket PCIe box without peer-to-peer: the ring crosses the socket
 # link once each way, so a link slower than the GPUs' PCIe bounds busbw at

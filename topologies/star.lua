@@ -15,6 +15,7 @@ cluster.star {
   op_overhead = param("op_overhead", "0us"),
   step_overhead = param("step_overhead", "0us"),
   ranks_per_node = param("ranks_per_node", 1),
+  switch_bw = param("switch_bw", "0GB/s"),
 }
 -- overhead, base: the Simple protocol's per-step overhead and per-call base
 -- (topologies/README.md, protocol{}); LL and LL128 keep the defaults (free

@@ -71,9 +71,11 @@ M.gpus = {
 --     (NVIDIA/nccl-tests#290) -- 47 / 50;
 --   pcie 0.80: not fitted (no published point isolates a PCIe link): a
 --     Gen4/Gen5 x16 link's usual 256-byte-payload TLP and flow-control
---     overhead leaves about 80 %.
--- A topology lets --set nvlink_eff=, net_eff=, pcie_eff= override them.
-M.efficiency = { nvlink = 0.92, net = 0.94, pcie = 0.80 }
+--     overhead leaves about 80 %;
+--   mem 0.80: a host's DRAM under streaming reads and writes, not fitted
+--     (STREAM-style rates are commonly 75-85 % of the channels' peak).
+-- A topology lets --set nvlink_eff=, net_eff=, pcie_eff=, mem_eff= override them.
+M.efficiency = { nvlink = 0.92, net = 0.94, pcie = 0.80, mem = 0.80 }
 
 -- What a GPU channel's thread block spends per step besides moving its
 -- bytes (NCCL's Simple protocol: wait for the peer's flag, copy, fence,
@@ -142,14 +144,21 @@ end
 -- each other through a switch: every transfer is staged through the CPU's
 -- memory, so each GPU hangs off its socket directly and all traffic
 -- crosses it (and the socket link, between GPUs of different sockets).
+-- With o.mem_bw (per socket, bytes read plus written per second, derated
+-- by o.eff.mem) the staging costs that memory: every step through a
+-- socket is written into it and read out, so the socket passes at most
+-- half its memory's rate (a forward_bw). A step between sockets is charged
+-- at both, where its buffer lives in one: an over-count of one write and
+-- one read.
 function M.pcie_host(o)
   local h = o.name
   local g, nsw, nsock = o.gpus or 8, o.switches or 2, o.sockets or 1
   if nsock ~= 1 and nsock ~= 2 then error("cluster.pcie_host: sockets is 1 or 2, not " .. tostring(nsock), 2) end
   local _, pcie_eff = effs(o)
   local pcie = M.derate(o.pcie_bw, pcie_eff)
+  local stage = o.p2p == false and o.mem_bw and M.derate(o.mem_bw, ((o.eff or {}).mem or M.efficiency.mem) / 2) or nil
   local out = { gpus = {}, nics = {} }
-  for c = 0, nsock - 1 do device { name = h .. ".cpu" .. c, kind = "cpu", host = h } end
+  for c = 0, nsock - 1 do device { name = h .. ".cpu" .. c, kind = "cpu", host = h, forward_bw = stage } end
   if nsock == 2 then link { h .. ".cpu0", h .. ".cpu1", bw = o.socket_bw or "64GB/s", lat = "0.3us" } end
   local function socket_of(s) return h .. ".cpu" .. (s * nsock // nsw) end
   for s = 0, nsw - 1 do
@@ -175,9 +184,10 @@ end
 
 -- A star: o.nodes endpoints (kind o.kind, default "host"), each with
 -- o.ranks_per_node ranks (default 1), each joined to one switch by a link of
--- o.bw and o.lat (full duplex unless o.duplex = "half").
+-- o.bw and o.lat (full duplex unless o.duplex = "half"); o.switch_bw, when
+-- given, is what all traffic through the switch shares (its forward_bw).
 function M.star(o)
-  device { name = "sw", kind = "switch" }
+  device { name = "sw", kind = "switch", forward_bw = o.switch_bw }
   for i = 0, o.nodes - 1 do
     local n = "n" .. i
     device { name = n, kind = o.kind or "host", host = n, reduce_bw = o.reduce_bw, copy_bw = o.copy_bw,

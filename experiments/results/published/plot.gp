@@ -340,7 +340,7 @@ plot 'raw/h100-4gpu-4ndr-2node.dat' using 1:4 with linespoints lt 1 pt 5 title '
 
 set terminal pngcairo size 1000,600
 set output 'group8-busbw.png'
-set title 'published allreduce, 8 ranks, gpus=8,pcie_bw=64GB/s,p2p=false' noenhanced
+set title 'published allreduce, 8 ranks, gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2' noenhanced
 set logscale x 2
 set grid
 set key outside right top noenhanced
@@ -352,7 +352,7 @@ plot 'raw/rtx5090-8gpu-pcie.dat' using 1:2:5:6 with yerrorlines lt 1 dt 1 pt 7 p
 
 set terminal svg dynamic size 1000,600
 set output 'group8-busbw.svg'
-set title 'published allreduce, 8 ranks, gpus=8,pcie_bw=64GB/s,p2p=false' noenhanced
+set title 'published allreduce, 8 ranks, gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2' noenhanced
 set logscale x 2
 set grid
 set key outside right top noenhanced
@@ -364,7 +364,7 @@ plot 'raw/rtx5090-8gpu-pcie.dat' using 1:2:5:6 with yerrorlines lt 1 dt 1 pt 7 p
 
 set terminal pngcairo size 1000,600
 set output 'group8-error.png'
-set title 'published allreduce, 8 ranks, gpus=8,pcie_bw=64GB/s,p2p=false' noenhanced
+set title 'published allreduce, 8 ranks, gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2' noenhanced
 set logscale x 2
 set grid
 set key outside right top noenhanced
@@ -376,7 +376,7 @@ plot 'raw/rtx5090-8gpu-pcie.dat' using 1:4 with linespoints lt 1 pt 5 title 'rin
 
 set terminal svg dynamic size 1000,600
 set output 'group8-error.svg'
-set title 'published allreduce, 8 ranks, gpus=8,pcie_bw=64GB/s,p2p=false' noenhanced
+set title 'published allreduce, 8 ranks, gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2' noenhanced
 set logscale x 2
 set grid
 set key outside right top noenhanced
@@ -388,7 +388,7 @@ plot 'raw/rtx5090-8gpu-pcie.dat' using 1:4 with linespoints lt 1 pt 5 title 'rin
 
 set terminal pngcairo size 1000,600
 set output 'group9-busbw.png'
-set title 'published allreduce, 4 ranks, gpus=4,pcie_bw=64GB/s,p2p=false' noenhanced
+set title 'published allreduce, 4 ranks, gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2' noenhanced
 set logscale x 2
 set grid
 set key outside right top noenhanced
@@ -400,7 +400,7 @@ plot 'raw/rtx5090-4gpu-pcie.dat' using 1:2:5:6 with yerrorlines lt 1 dt 1 pt 7 p
 
 set terminal svg dynamic size 1000,600
 set output 'group9-busbw.svg'
-set title 'published allreduce, 4 ranks, gpus=4,pcie_bw=64GB/s,p2p=false' noenhanced
+set title 'published allreduce, 4 ranks, gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2' noenhanced
 set logscale x 2
 set grid
 set key outside right top noenhanced
@@ -412,7 +412,7 @@ plot 'raw/rtx5090-4gpu-pcie.dat' using 1:2:5:6 with yerrorlines lt 1 dt 1 pt 7 p
 
 set terminal pngcairo size 1000,600
 set output 'group9-error.png'
-set title 'published allreduce, 4 ranks, gpus=4,pcie_bw=64GB/s,p2p=false' noenhanced
+set title 'published allreduce, 4 ranks, gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2' noenhanced
 set logscale x 2
 set grid
 set key outside right top noenhanced
@@ -424,7 +424,7 @@ plot 'raw/rtx5090-4gpu-pcie.dat' using 1:4 with linespoints lt 1 pt 5 title 'rin
 
 set terminal svg dynamic size 1000,600
 set output 'group9-error.svg'
-set title 'published allreduce, 4 ranks, gpus=4,pcie_bw=64GB/s,p2p=false' noenhanced
+set title 'published allreduce, 4 ranks, gpus=8,pcie_bw=64GB/s,p2p=false,sockets=2' noenhanced
 set logscale x 2
 set grid
 set key outside right top noenhanced

@@ -110,8 +110,13 @@ void topo_print(const topo_t *t, FILE *f, int max_ranks) {
   if (nfwd) fprintf(f, "\n");
   fprintf(f, "protocols:");
   for (int p = 0; p < TOPO_NUM_PROTOS; p++) {
-    char lat[32], ovh[96] = "";
+    char lat[80], ovh[96] = "";
     topo_fmt_time(t->proto[p].step_lat, lat, sizeof lat);
+    if (t->proto[p].has_net_lat) {
+      char n[32];
+      topo_fmt_time(t->proto[p].net_lat, n, sizeof n);
+      snprintf(lat + strlen(lat), sizeof lat - strlen(lat), " (%s through a NIC)", n);
+    }
     if (t->proto[p].overhead > 0 || t->proto[p].base > 0) {
       char o[32], b[32];
       topo_fmt_time(t->proto[p].overhead, o, sizeof o);

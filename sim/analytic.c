@@ -20,7 +20,7 @@ static chorus_result_t append(plan_t *p, int ch, int code, int sb, int sc, int d
  * connection routed as the event model routes it, with its own ECMP hash);
  * and the mean route latency (a piece crosses every hop once per lap). */
 static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, const int *orders, double *bw_out,
-                                       double *lat_out, int *own_out, char *err, size_t errlen) {
+                                       double *lat_out, double *nic_share_out, char *err, size_t errlen) {
   int nres = topo_nres(t);
   int *uses = calloc(nres, sizeof *uses);
   int32_t *buf = malloc(sizeof *buf * topo_route_conn_cap(t));
@@ -71,9 +71,10 @@ static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, const in
   TRY(r);
   *bw_out = isinf(bw) ? 0 : bw;
   *lat_out = lat;
-  /* The sim moves a step itself on a route without a NIC (sim.h): the one
-   * rank that stands for all does so when most hops are such. */
-  *own_out = 2 * nic_hops < (long)n * nch;
+  /* The share of the hops through a NIC: the one rank that stands for all
+   * moves its own steps when most are not (sim.h), and pays the protocol's
+   * step latencies in that mix. */
+  *nic_share_out = (double)nic_hops / ((double)n * nch);
   return chorus_success;
 }
 
@@ -138,13 +139,12 @@ chorus_result_t sim_analytic_ring(const topo_t *t, chorus_coll_t coll, int n, in
       return chorus_invalid_usage;
     }
   }
-  double bw, lat;
-  int own;
-  TRY(ring_bottleneck(t, n, nch, orders, &bw, &lat, &own, err, errlen));
+  double bw, lat, nic_share;
+  TRY(ring_bottleneck(t, n, nch, orders, &bw, &lat, &nic_share, err, errlen));
   plan_t *p = NULL;
   chorus_result_t r = ring_plan(coll, n, nch, &p);
   sim_t *s = NULL;
-  if (r == chorus_success) r = sim_create_fixed(&s, t, p, o, bw, lat, own, err, errlen);
+  if (r == chorus_success) r = sim_create_fixed(&s, t, p, o, bw, lat, nic_share, err, errlen);
   if (r == chorus_success) r = sim_run(s, count, dt, res, err, errlen);
   sim_destroy(s);
   plan_destroy(p);

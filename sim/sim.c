@@ -56,6 +56,8 @@ typedef struct {
   uint8_t tcopy;    /* the sender's thread copies each step (one memory, sim.h): no flow on the route */
   uint8_t own_ok;   /* the sender's thread would move the steps itself if it had a step overhead: a
                      * rank without a memory model, on a route without a NIC (sim_conn_t.own) */
+  double nic_share; /* 1 when the route crosses a NIC (its steps pay the protocol's net latency), else 0;
+                     * the analytic ring's one connection: the share of the ring's hops that do */
 } conn_info_t;
 
 /* An op as a thread runs it: the plan's op with its connections found, 16
@@ -468,9 +470,12 @@ static chorus_result_t link_connections(sim_t *s, const int32_t *outp, int nout,
 }
 
 /* The analytic ring's network: one resource per channel, each channel's
- * connection has the share, every route the same latency; `own`: the
- * sender moves its steps itself (most of the ring's hops cross no NIC). */
-static chorus_result_t fixed_resources(sim_t *s, double cap, double lat, int own, char *err, size_t errlen) {
+ * connection has the share, every route the same latency; nic_share: the
+ * share of the ring's hops that cross a NIC (the sender moves its steps
+ * itself when most do not, and a step pays the protocol's latencies in
+ * that mix). */
+static chorus_result_t fixed_resources(sim_t *s, double cap, double lat, double nic_share, char *err,
+                                       size_t errlen) {
   s->nres = s->p->nchannels;
   s->cap = malloc(sizeof *s->cap * s->nres);
   s->routes = malloc(sizeof *s->routes * s->nres);
@@ -480,7 +485,9 @@ static chorus_result_t fixed_resources(sim_t *s, double cap, double lat, int own
     s->cinfo[c].route_off = conn(s, c)->src_thr % s->p->nchannels;
     s->cinfo[c].route_len = 1;
     s->cinfo[c].route_lat = lat;
-    s->cinfo[c].own_ok = (uint8_t)(own && s->t->devs[s->t->rank_dev[conn(s, c)->src_thr / s->p->nchannels]].mem < 0);
+    s->cinfo[c].own_ok =
+        (uint8_t)(nic_share < 0.5 && s->t->devs[s->t->rank_dev[conn(s, c)->src_thr / s->p->nchannels]].mem < 0);
+    s->cinfo[c].nic_share = nic_share;
   }
   return chorus_success;
 }
@@ -527,20 +534,21 @@ static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
    * on the protocol too: start_threads decides per run. */
   for (int c = 0; c < s->nconn; c++) {
     const topo_dev_t *src = &t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]];
-    int own = src->mem < 0;
-    for (int k = 0; own && k < s->cinfo[c].route_len; k++) {
+    int nic = 0;
+    for (int k = 0; !nic && k < s->cinfo[c].route_len; k++) {
       int q = s->routes[s->cinfo[c].route_off + k];
       if (q >= 2 * t->nlinks) continue;
       const topo_link_t *l = &t->links[q / 2];
-      if (t->devs[l->a].kind == TOPO_NIC || t->devs[l->b].kind == TOPO_NIC) own = 0;
+      nic = t->devs[l->a].kind == TOPO_NIC || t->devs[l->b].kind == TOPO_NIC;
     }
-    s->cinfo[c].own_ok = (uint8_t)own;
+    s->cinfo[c].own_ok = (uint8_t)(src->mem < 0 && !nic);
+    s->cinfo[c].nic_share = nic;
   }
   return chorus_success;
 }
 
 static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o,
-                                     const double *fixed_cap, double fixed_lat, int fixed_own, char *err,
+                                     const double *fixed_cap, double fixed_lat, double fixed_nic_share, char *err,
                                      size_t errlen) {
   *out = NULL;
   if (p->nranks > t->nranks) {
@@ -562,7 +570,7 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
   res = link_connections(s, pairs[0], npairs[0], pairs[1], npairs[1], err, errlen);
   free(pairs[0]), free(pairs[1]);
   if (res != chorus_success) goto cleanup;
-  if (fixed_cap) CHECK(fixed_resources(s, *fixed_cap, fixed_lat, fixed_own, err, errlen));
+  if (fixed_cap) CHECK(fixed_resources(s, *fixed_cap, fixed_lat, fixed_nic_share, err, errlen));
   else CHECK(topo_resources(s, err, errlen));
   s->res_bytes = calloc(s->nres + 1, sizeof *s->res_bytes);
   s->res_busy = calloc(s->nres + 1, sizeof *s->res_busy);
@@ -581,8 +589,8 @@ chorus_result_t sim_create(sim_t **out, const topo_t *t, const plan_t *p, const 
 }
 
 chorus_result_t sim_create_fixed(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, double cap,
-                                 double lat, int own, char *err, size_t errlen) {
-  return sim_create_ex(out, t, p, o, &cap, lat, own, err, errlen);
+                                 double lat, double nic_share, char *err, size_t errlen) {
+  return sim_create_ex(out, t, p, o, &cap, lat, nic_share, err, errlen);
 }
 
 void sim_destroy(sim_t *s) {
@@ -1244,13 +1252,14 @@ static void start_workers(sim_t *s) {
 static chorus_result_t set_up_queues(sim_t *s) {
   const topo_proto_t *pr = &s->t->proto[s->o.proto];
   double step_lat = pr->step_lat, size_max = 0;
+  double net_extra = pr->has_net_lat ? pr->net_lat - step_lat : 0; /* a step through a NIC pays net_lat */
   s->size_lat = pr->nsize > 0 ? pr : NULL;
   s->size_lat_v = UINT32_MAX;
   for (int i = 0; i < pr->nsize; i++)
     if (pr->size_lat_s[i] > size_max) size_max = pr->size_lat_s[i];
   double maxlat = 0;
   for (int c = 0; c < s->nconn; c++) {
-    conn(s, c)->lat = s->cinfo[c].route_lat + step_lat;
+    conn(s, c)->lat = s->cinfo[c].route_lat + step_lat + s->cinfo[c].nic_share * net_extra;
     if (conn(s, c)->lat + size_max > maxlat) maxlat = conn(s, c)->lat + size_max;
   }
   /* The events the FIFOs cannot hold are arrivals a receiver saw coming,

@@ -22,7 +22,7 @@
  *    step is a flow of bytes / efficiency(protocol) over the route's
  *    resources, sharing each with the other flows max-min fairly; it arrives
  *    (sits in the slot) the route's latency plus the protocol's step latency
- *    after its last byte left;
+ *    (its net latency on a route through a NIC) after its last byte left;
  *  - a receiving op takes arrived steps in order; for a fused op it also
  *    needs a free slot downstream; it spends its device's step_overhead and
  *    the protocol's overhead plus
@@ -112,10 +112,11 @@ chorus_result_t sim_create(sim_t **out, const topo_t *t, const plan_t *p, const 
                            size_t errlen);
 /* sim_create on a network of one resource of `cap` bytes per second per
  * channel, every connection on its channel's, every route of latency `lat`
- * seconds, the sender moving its own steps when `own` and it has a step
- * overhead: the analytic ring's (analytic.h). */
+ * seconds, of which a share nic_share crosses a NIC (the protocol's step
+ * latency is mixed so; under half, the sender moves its own steps when it
+ * has a step overhead): the analytic ring's (analytic.h). */
 chorus_result_t sim_create_fixed(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, double cap,
-                                 double lat, int own, char *err, size_t errlen);
+                                 double lat, double nic_share, char *err, size_t errlen);
 void sim_destroy(sim_t *s);
 
 /* Simulate one call of `count` elements of dtype dt (count as the engine's

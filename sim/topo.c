@@ -463,10 +463,11 @@ static void parse_size_lat(lua_State *L, topo_proto_t *pr, const char *text, con
   }
 }
 
-/* protocol{ "LL", latency = "0.6us", efficiency = 0.5, overhead = "1us", base = "6.6us",
- *           latency_by_size = "4KiB:0.4us 32KiB:0.3us" } */
+/* protocol{ "LL", latency = "0.6us", net_latency = "2.7us", efficiency = 0.5, overhead = "1us",
+ *           base = "6.6us", latency_by_size = "4KiB:0.4us 32KiB:0.3us" } */
 static int l_protocol(lua_State *L) {
-  static const char *const fields[] = {"latency", "efficiency", "overhead", "base", "latency_by_size", NULL};
+  static const char *const fields[] = {"latency", "net_latency", "efficiency", "overhead", "base", "latency_by_size",
+                                       NULL};
   builder_t *b = self(L);
   luaL_checktype(L, 1, LUA_TTABLE);
   check_fields(L, 1, "protocol", fields);
@@ -479,6 +480,7 @@ static int l_protocol(lua_State *L) {
   snprintf(what, sizeof what, "protocol %s", proto_names[p]);
   opt_unit(L, 1, "latency", 't', &pr->step_lat, what);
   opt_unit(L, 1, "overhead", 't', &pr->overhead, what);
+  pr->has_net_lat = opt_unit(L, 1, "net_latency", 't', &pr->net_lat, what);
   opt_unit(L, 1, "base", 't', &pr->base, what);
   lua_getfield(L, 1, "latency_by_size");
   if (lua_type(L, -1) == LUA_TSTRING) parse_size_lat(L, pr, lua_tostring(L, -1), what);

@@ -80,6 +80,8 @@ typedef enum { TOPO_PROTO_SIMPLE = 0, TOPO_PROTO_LL, TOPO_PROTO_LL128, TOPO_NUM_
 
 typedef struct {
   double step_lat;   /* seconds added to every step (signalling, flag polling) */
+  double net_lat;    /* with has_net_lat: seconds added instead to a step whose route crosses a NIC */
+  int has_net_lat;
   double efficiency; /* payload bytes per byte on the wire (LL: 0.5, LL128: 120/128) */
   double overhead;   /* seconds a rank spends per step it receives with this protocol, besides its
                       * bytes, on top of its device's step_overhead (NCCL's per-step overhead: a

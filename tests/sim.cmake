@@ -74,6 +74,11 @@ chorus_add_cli_test(sim_protocol_auto_takes_the_fastest LABELS unit
 chorus_add_cli_test(sim_bad_protocol LABELS unit;bad RC 2 REGEX "unknown protocol 'fast' \\(simple, LL, LL128, auto\\)"
   COMMAND sim allreduce --topo star -p fast)
 
+# A step whose route crosses a NIC pays the protocol's net_latency (1 ms)
+# instead of its latency (1 us): 64 B between two NIC hosts at 1 GB/s,
+# 1000 us + 64 ns.
+chorus_add_cli_test(sim_net_latency_through_a_nic LABELS unit REGEX " 1000\\.06 "
+  COMMAND sim broadcast --topo ${CMAKE_CURRENT_SOURCE_DIR}/topo/nic_pair.lua -a ring -c 1 -b 64 -e 64)
 # A device's forward_bw is shared by every route through it: a 4-node
 # ring on a star whose switch passes 40 GB/s gives each of its 4 flows 10
 # (the links' 25 unused): busbw 10.

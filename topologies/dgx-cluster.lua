@@ -29,7 +29,7 @@ cluster.rail_fat_tree(hosts, {
   bw = cluster.derate(nic_bw, param("net_eff", cluster.efficiency.net)),
   lat = param("switch_lat", "0.6us"), placement = param("placement", "packed"),
 })
-cluster.protocols(nodes > 1 and "net" or "nvlink")
+cluster.protocols("nvlink")
 -- How the switches pick among equal up-links: "ecmp" hashes each flow (as
 -- Ethernet and RoCE fabrics do; collisions can put two flows on one
 -- link), "dmodk" takes the destination's port (InfiniBand's fat-tree

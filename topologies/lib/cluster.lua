@@ -31,12 +31,17 @@ M.overhead = { simple = "3us", LL = "1us", LL128 = "1us" }
 -- protocol that is fastest, as NCCL's tuner does by its own model.
 M.base = { simple = "8.4us", LL = "6.6us", LL128 = "14us" }
 
+-- fabric: what a step inside a node crosses (nvlink or pcie); a step whose
+-- route crosses a NIC pays the network's row instead, as NCCL's ring
+-- latency charges its network steps (NCCL-MODEL.md section 4).
 function M.protocols(fabric)
   local l = M.latency[fabric] or error("cluster.protocols: fabric is nvlink, pcie or net", 2)
-  local o, b = M.overhead, M.base
-  protocol { "simple", latency = l.simple, efficiency = 1.0, overhead = o.simple, base = b.simple }
-  protocol { "LL", latency = l.LL, efficiency = 0.5, overhead = o.LL, base = b.LL }
-  protocol { "LL128", latency = l.LL128, efficiency = 120 / 128, overhead = o.LL128, base = b.LL128 }
+  local n, o, b = M.latency.net, M.overhead, M.base
+  protocol { "simple", latency = l.simple, net_latency = n.simple, efficiency = 1.0, overhead = o.simple,
+             base = b.simple }
+  protocol { "LL", latency = l.LL, net_latency = n.LL, efficiency = 0.5, overhead = o.LL, base = b.LL }
+  protocol { "LL128", latency = l.LL128, net_latency = n.LL128, efficiency = 120 / 128, overhead = o.LL128,
+             base = b.LL128 }
 end
 
 -- GPU generations: NVLink per direction through the NVSwitch (B200: 1800

@@ -9,6 +9,10 @@
 -- with the event mode is a test), NCCL's tree (nccltree: chains in the
 -- nodes, double binary tree across them; up to 8,192 GPUs) and hybrid (up to
 -- 128 GPUs: with 16 channels its event replay takes minutes beyond).
+-- Every size is predicted under the Simple protocol (chorus sim's default):
+-- NCCL would pick LL or LL128 below a few MiB (published.lua predicts so,
+-- with proto = "auto"), so the small sizes here are the Simple protocol's,
+-- not NCCL's choice; auto would triple the experiment's 20 minutes.
 -- NVLS and NVLS-tree are not modelled yet (in-switch reduction).
 local runs = {}
 for _, oversub in ipairs { 1, 2, 4 } do

@@ -361,10 +361,17 @@ static void write_header(const exp_t *e, const exp_env_t *env, const char *topo,
               "interquartile range.\n");
 }
 
+/* The protocol column's cell of row k (" LL |"), empty without the column. */
+static const char *proto_cell(int pc, const exp_points_t *p, int k, char *buf, size_t len) {
+  snprintf(buf, len, "%s%s%s", pc ? " " : "", pc && k >= 0 ? p->proto[k] : "", pc ? " |" : "");
+  return buf;
+}
+
 /* With -p auto, a column naming the protocol each size was predicted with. */
 static void write_points(const exp_t *e, const exp_run_t *r, const exp_points_t *p, const exp_env_t *env, FILE *csv,
                          FILE *md) {
   int pc = !strcmp(e->proto, "auto");
+  char cell[24];
   if (!r->measure) { /* predicted only: no measured columns to leave empty */
     printf("  %10s %12s%s\n", "size", "predicted", pc ? "  protocol" : "");
     fprintf(md, "\n| size | predicted busbw (GB/s) |%s\n|---:|---:|%s\n", pc ? " protocol |" : "", pc ? ":---|" : "");
@@ -372,7 +379,7 @@ static void write_points(const exp_t *e, const exp_run_t *r, const exp_points_t 
       char sz[32];
       human_size(p->bytes[k], sz, sizeof sz);
       printf("  %10s %12.3f%s%s\n", sz, p->pred[k], pc ? "  " : "", pc ? p->proto[k] : "");
-      fprintf(md, "| %s | %.3f |%s%s%s\n", sz, p->pred[k], pc ? " " : "", pc ? p->proto[k] : "", pc ? " |" : "");
+      fprintf(md, "| %s | %.3f |%s\n", sz, p->pred[k], proto_cell(pc, p, k, cell, sizeof cell));
       fprintf(csv, "%s,%s,%d,%d,%zu,,%.6f,,,,%s,%d,0,,%s,%s\n", r->coll, r->algo, r->nranks, p->nnodes, p->bytes[k],
               p->pred[k], csv_set(r->set), r->channels, env->calib_set, r->label);
     }
@@ -389,18 +396,18 @@ static void write_points(const exp_t *e, const exp_run_t *r, const exp_points_t 
       int in = p->pred[k] >= p->lo[k] && p->pred[k] <= p->hi[k];
       printf("  %10s %12.3f %12.3f %8.1f%%%s%s\n", sz, p->meas[k], p->pred[k], err, pc ? "  " : "",
              pc ? p->proto[k] : "");
-      fprintf(md, "| %s | %.3f | %.3f-%.3f | %.3f | %+.1f%% | %s |%s%s%s\n", sz, p->meas[k], p->lo[k], p->hi[k],
-              p->pred[k], err, in ? "yes" : "", pc ? " " : "", pc ? p->proto[k] : "", pc ? " |" : "");
+      fprintf(md, "| %s | %.3f | %.3f-%.3f | %.3f | %+.1f%% | %s |%s\n", sz, p->meas[k], p->lo[k], p->hi[k],
+              p->pred[k], err, in ? "yes" : "", proto_cell(pc, p, k, cell, sizeof cell));
       fprintf(csv, "%s,%s,%d,%d,%zu,%.6f,%.6f,%.2f,%.6f,%.6f,%s,%d,%d,%d,%s,%s\n", r->coll, r->algo, r->nranks,
               p->nnodes, p->bytes[k], p->meas[k], p->pred[k], err, p->lo[k], p->hi[k], csv_set(r->set), r->channels,
               p->nrep, in, env->calib_set, r->label);
     } else if (p->nrep) {
       printf("  %10s %12.3f %12s %9s\n", sz, p->meas[k], "-", "-");
-      fprintf(md, "| %s | %.3f | %.3f-%.3f | - | - | |%s\n", sz, p->meas[k], p->lo[k], p->hi[k], pc ? " |" : "");
+      fprintf(md, "| %s | %.3f | %.3f-%.3f | - | - | |%s\n", sz, p->meas[k], p->lo[k], p->hi[k],
+              proto_cell(pc, p, -1, cell, sizeof cell));
     } else if (p->predicted) {
       printf("  %10s %12s %12.3f %9s\n", sz, "-", p->pred[k], "-");
-      fprintf(md, "| %s | - | - | %.3f | - | |%s%s%s\n", sz, p->pred[k], pc ? " " : "", pc ? p->proto[k] : "",
-              pc ? " |" : "");
+      fprintf(md, "| %s | - | - | %.3f | - | |%s\n", sz, p->pred[k], proto_cell(pc, p, k, cell, sizeof cell));
       fprintf(csv, "%s,%s,%d,%d,%zu,,%.6f,,,,%s,%d,0,,%s,%s\n", r->coll, r->algo, r->nranks, p->nnodes, p->bytes[k],
               p->pred[k], csv_set(r->set), r->channels, env->calib_set, r->label);
     }

@@ -50,15 +50,8 @@ static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, const in
         break;
       }
       lat += l / ((double)n * nch);
-      int nic = 0;
-      for (int k = 0; k < len; k++) {
-        uses[buf[k]]++;
-        if (buf[k] < 2 * t->nlinks) {
-          const topo_link_t *lk = &t->links[buf[k] / 2];
-          nic |= t->devs[lk->a].kind == TOPO_NIC || t->devs[lk->b].kind == TOPO_NIC;
-        }
-      }
-      nic_hops += nic;
+      for (int k = 0; k < len; k++) uses[buf[k]]++;
+      nic_hops += topo_route_crosses(t, buf, len, TOPO_NIC);
     }
   }
   double bw = INFINITY;

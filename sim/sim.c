@@ -398,9 +398,9 @@ static chorus_result_t prep_oom(const sim_t *s, char *err, size_t errlen) {
  * the GPU topologies describe NCCL's channels and per-step costs. */
 static chorus_result_t check_opts(sim_t *s, char *err, size_t errlen) {
   if (!s->o.max_chunk) {
-    s->o.max_chunk = s->p->nranks > 0 ? SIM_GPU_MAX_CHUNK : GEOM_MAX_CHUNK;
-    for (int r = 0; r < s->p->nranks; r++)
-      if (s->t->devs[s->t->rank_dev[r]].kind != TOPO_GPU) s->o.max_chunk = GEOM_MAX_CHUNK;
+    int gpus = s->p->nranks > 0;
+    for (int r = 0; r < s->p->nranks; r++) gpus &= s->t->devs[s->t->rank_dev[r]].kind == TOPO_GPU;
+    s->o.max_chunk = gpus ? SIM_GPU_MAX_CHUNK : GEOM_MAX_CHUNK;
   }
   if (!s->o.buffsize) s->o.buffsize = GEOM_DEFAULT_BUFFSIZE;
   if (!s->o.nsteps) s->o.nsteps = GEOM_NSTEPS;
@@ -534,13 +534,7 @@ static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
    * on the protocol too: start_threads decides per run. */
   for (int c = 0; c < s->nconn; c++) {
     const topo_dev_t *src = &t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]];
-    int nic = 0;
-    for (int k = 0; !nic && k < s->cinfo[c].route_len; k++) {
-      int q = s->routes[s->cinfo[c].route_off + k];
-      if (q >= 2 * t->nlinks) continue;
-      const topo_link_t *l = &t->links[q / 2];
-      nic = t->devs[l->a].kind == TOPO_NIC || t->devs[l->b].kind == TOPO_NIC;
-    }
+    int nic = topo_route_crosses(t, s->routes + s->cinfo[c].route_off, s->cinfo[c].route_len, TOPO_NIC);
     s->cinfo[c].own_ok = (uint8_t)(src->mem < 0 && !nic);
     s->cinfo[c].nic_share = nic;
   }
@@ -1221,11 +1215,8 @@ static void start_threads(sim_t *s) {
   }
   /* A sender with a step overhead (its device's, or this protocol's) moves
    * its own steps where the route allows (topo_resources). */
-  for (int c = 0; c < s->nconn; c++) {
-    int src = conn(s, c)->src_thr;
-    double ovh = s->t->devs[s->t->rank_dev[src / p->nchannels]].step_overhead + s->t->proto[s->o.proto].overhead;
-    conn(s, c)->own = (uint8_t)(s->cinfo[c].own_ok && ovh > 0);
-  }
+  for (int c = 0; c < s->nconn; c++)
+    conn(s, c)->own = (uint8_t)(s->cinfo[c].own_ok && s->thr[conn(s, c)->src_thr].step_overhead > 0);
   /* With several channels, a rank starts a call a wake-up late. */
   for (int th = 0; th < s->nthr; th++) {
     sim_thr_t *T = &s->thr[th];

@@ -389,13 +389,11 @@ int topo_route_pair(topo_pathfinder_t *pf, int src_dev, int dst_dev, uint64_t ke
   return len;
 }
 
-/* 1 when a route passes through a CPU (a PCIe root complex): the path NCCL
- * avoids with PXN. */
-static int crosses_cpu(const topo_t *t, const int32_t *res, int len) {
+int topo_route_crosses(const topo_t *t, const int32_t *res, int len, topo_kind_t kind) {
   for (int i = 0; i < len; i++) {
-    if (res[i] >= 2 * t->nlinks) continue;
+    if (res[i] >= 2 * t->nlinks) continue; /* a device's forward_bw, not a link */
     const topo_link_t *l = &t->links[res[i] / 2];
-    if (t->devs[l->a].kind == TOPO_CPU || t->devs[l->b].kind == TOPO_CPU) return 1;
+    if (t->devs[l->a].kind == kind || t->devs[l->b].kind == kind) return 1;
   }
   return 0;
 }
@@ -424,12 +422,12 @@ int topo_route_conn(topo_pathfinder_t *pf, int src, int dst, int ch, int32_t *re
   /* To the channel's NIC: directly, or through the GPU beside it. */
   if ((e = segment(pf, sd, ns, key, res, &len, lat)) != 0) return e;
   int proxy = t->nic_proxy[is];
-  if (proxy >= 0 && proxy != sd && crosses_cpu(t, res, len)) {
+  if (proxy >= 0 && proxy != sd && topo_route_crosses(t, res, len, TOPO_CPU)) {
     int plen = 0;
     double plat = 0;
     int32_t *alt = res + len; /* the first segment's room is reused if PXN wins */
     if ((e = segment(pf, sd, proxy, key, alt, &plen, &plat)) == -2) return e;
-    if (e == 0 && !crosses_cpu(t, alt, plen)) {
+    if (e == 0 && !topo_route_crosses(t, alt, plen, TOPO_CPU)) {
       memmove(res, alt, sizeof *res * (size_t)plen);
       len = plen, *lat = plat;
       if ((e = segment(pf, proxy, ns, key, res, &len, lat)) != 0) return e;

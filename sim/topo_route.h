@@ -66,6 +66,11 @@ int topo_route_pair(topo_pathfinder_t *pf, int src_dev, int dst_dev, uint64_t ke
 int topo_route_conn(topo_pathfinder_t *pf, int src, int dst, int ch, int32_t *res, double *lat);
 static inline size_t topo_route_conn_cap(const topo_t *t) { return 4 * (2 * (size_t)t->ndevs + 2); }
 
+/* 1 when a route (res[0..len), as the functions above give it) has a link
+ * to a device of this kind: TOPO_CPU (a PCIe root complex, which NCCL
+ * avoids with PXN), TOPO_NIC (a step the NIC moves). */
+int topo_route_crosses(const topo_t *t, const int32_t *res, int len, topo_kind_t kind);
+
 /* The flow key of a connection, as the simulator and `topo show` use it. */
 static inline uint64_t topo_flow_key(int src_rank, int dst_rank, int channel) {
   uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)(uint32_t)src_rank << 32 | (uint32_t)dst_rank);

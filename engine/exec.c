@@ -442,6 +442,11 @@ static chorus_result_t get_plan(chorus_comm_t *c, chorus_coll_t coll, int root, 
   double t0 = tr_now();
   chorus_result_t res = plan_cache_get(c->cache, &req, (int)param_int(PARAM_VERIFY), &p, &err);
   if (res != chorus_success) return err_set(res, "%s", err.msg);
+  if (p->nhubs)
+    return err_set(chorus_invalid_usage,
+                   "algorithm %s reduces in a switch (%d hub%s): the simulator predicts it (chorus sim -a %s), but "
+                   "this engine has no switch that reduces; choose another (CHORUS_ALGO)",
+                   algo, p->nhubs, p->nhubs == 1 ? "" : "s", algo);
   LOG_INFO_("PLAN", "rank %d: %s %s (root %d) on %d channel%s for %d ranks: %u ops for this rank, %.2f ms to get "
                     "from the plan cache (which plans and verifies on first use)", c->rank, algo,
             chorus_coll_name(coll), root, p->nchannels, p->nchannels == 1 ? "" : "s", c->nranks,
@@ -535,6 +540,7 @@ static chorus_result_t cand_plan(void *ctx, const char *algo, int nch, const pla
   if (dir[0]) req.algos_dir = dir;
   planner_err_t err;
   chorus_result_t res = plan_cache_get(c->cache, &req, (int)param_int(PARAM_VERIFY), out, &err);
+  if (res == chorus_success && (*out)->nhubs) return chorus_invalid_usage; /* a switch that reduces: not here */
   return res == chorus_success && (*out)->nchannels != nch ? chorus_invalid_argument : res;
 }
 

@@ -30,11 +30,19 @@ static void explain_value(const vrun_t *R, vval_t v, int at, char *buf, size_t l
     snprintf(buf, len, "{%s}.in[%d]", set, pos);
 }
 
+/* "r3" for rank 3, "h0" for hub 0 (participant nranks). */
+static const char *part_name(const vrun_t *R, int part, char *buf, size_t len) {
+  snprintf(buf, len, "%s%d", part >= R->n ? "h" : "r", part >= R->n ? part - R->n : part);
+  return buf;
+}
+
 static void explain_label(const vrun_t *R, int pi, char *buf, size_t len) {
+  char who[16];
+  part_name(R, pi / R->nch, who, sizeof who);
   if (R->nch > 1)
-    snprintf(buf, len, "r%d ch%d", pi / R->nch, pi % R->nch);
+    snprintf(buf, len, "%s ch%d", who, pi % R->nch);
   else
-    snprintf(buf, len, "r%d", pi / R->nch);
+    snprintf(buf, len, "%s", who);
 }
 
 static void explain_header(const vrun_t *R) {
@@ -47,6 +55,9 @@ static void explain_header(const vrun_t *R) {
   fprintf(f, "each rank and channel has in[0..%d] and out[0..%d]", R->in_chunks - 1, R->out_chunks - 1);
   if (p->scratch_chunks) fprintf(f, " and scratch[0..%d]", p->scratch_chunks - 1);
   fprintf(f, "; a connection buffers %d chunks\n", R->conns.slots);
+  if (p->nhubs)
+    fprintf(f, "h0%s%s: hub%s, a switch that reduces what it receives; it holds only scratch\n",
+            p->nhubs > 1 ? "-h" : "", p->nhubs > 1 ? "..." : "", p->nhubs > 1 ? "s" : "");
   if (p->coll == chorus_broadcast)
     fprintf(f, "only the root's (rank %d) in holds data; the others receive it\n", p->root);
   else if (p->coll == chorus_reduce)
@@ -67,24 +78,26 @@ static void explain_header(const vrun_t *R) {
 
 /* "r1: out[3] = in[3] + from r0 -> {0-1}, sent to r2". */
 static void explain_op_text(const vrun_t *R, int pi, const plan_op_t *op, vval_t v, char *buf, size_t len) {
-  char who[32], val[EXPLAIN_CELL], expr[64] = "", dst[40] = "";
+  char who[32], val[EXPLAIN_CELL], expr[64] = "", dst[40] = "", to[16], from[16];
   unsigned f = R->opf[op->code];
+  if (f & OPF_SEND) part_name(R, op->send_peer, to, sizeof to);
+  if (f & OPF_RECV) part_name(R, op->recv_peer, from, sizeof from);
   explain_label(R, pi, who, sizeof who);
   const char *sb = plan_buf_name((plan_buf_t)op->src_buf), *db = plan_buf_name((plan_buf_t)op->dst_buf);
   explain_value(R, v, (f & OPF_DST) ? op->dst_chunk : op->src_chunk, val, sizeof val);
   if (op->code == PLAN_OP_SEND) {
-    snprintf(buf, len, "%s -> r%d  %s[%d] %s", who, op->send_peer, sb, (int)op->src_chunk, val);
+    snprintf(buf, len, "%s -> %s  %s[%d] %s", who, to, sb, (int)op->src_chunk, val);
     return;
   }
   if (f & OPF_DST) snprintf(dst, sizeof dst, "%s[%d] = ", db, (int)op->dst_chunk);
   if ((f & OPF_SRC) && (f & OPF_RECV))
-    snprintf(expr, sizeof expr, "%s[%d] + from r%d", sb, (int)op->src_chunk, op->recv_peer);
+    snprintf(expr, sizeof expr, "%s[%d] + from %s", sb, (int)op->src_chunk, from);
   else if (f & OPF_RECV)
-    snprintf(expr, sizeof expr, "from r%d", op->recv_peer);
+    snprintf(expr, sizeof expr, "from %s", from);
   else
     snprintf(expr, sizeof expr, "%s[%d]", sb, (int)op->src_chunk);
-  char sent[24] = "";
-  if (f & OPF_SEND) snprintf(sent, sizeof sent, ", sent to r%d", op->send_peer);
+  char sent[40] = "";
+  if (f & OPF_SEND) snprintf(sent, sizeof sent, ", sent to %s", to);
   snprintf(buf, len, "%s: %s%s -> %s%s", who, dst, expr, val, sent);
 }
 
@@ -115,7 +128,11 @@ static void explain_print_ops(const vrun_t *R) {
   fprintf(f, "round %ld:\n", R->round);
   for (size_t i = 0; i < R->nlines; i++)
     fprintf(f, "  %-*s  %s\n", width, R->lines[i].text, R->lines[i].name);
-  if (R->skipped) fprintf(f, "  ... and %zu more ops on ranks %d-%d\n", R->skipped, R->show_ranks, R->n - 1);
+  if (R->skipped && R->show_ranks < R->n)
+    fprintf(f, "  ... and %zu more ops on ranks %d-%d%s\n", R->skipped, R->show_ranks, R->n - 1,
+            R->np > R->n ? " and the hubs" : "");
+  else if (R->skipped)
+    fprintf(f, "  ... and %zu more ops on hubs %d-%d\n", R->skipped, R->show_ranks - R->n, R->np - R->n - 1);
 }
 
 /* The table's columns: out chunks, then scratch chunks, at most
@@ -133,7 +150,7 @@ static void explain_col(const vrun_t *R, int i, int *b, int *c) {
 /* Fill R->cells (row-major: shown programs by columns, with the column
  * headers as row 0) and return the rows shown. */
 static int explain_fill(vrun_t *R, int ncols) {
-  int ranks = R->n < R->show_ranks ? R->n : R->show_ranks, rows = ranks * R->nch;
+  int ranks = R->np < R->show_ranks ? R->np : R->show_ranks, rows = ranks * R->nch;
   for (int i = 0; i < ncols; i++) {
     int b, c;
     explain_col(R, i, &b, &c);
@@ -144,8 +161,8 @@ static int explain_fill(vrun_t *R, int ncols) {
       int b, c;
       explain_col(R, i, &b, &c);
       char *cell = R->cells[(size_t)(pi + 1) * ncols + i];
-      if (b == PLAN_BUF_OUTPUT && R->p->coll == chorus_reduce && pi / R->nch != R->p->root)
-        snprintf(cell, EXPLAIN_CELL, "-");
+      if (b == PLAN_BUF_OUTPUT && ((R->p->coll == chorus_reduce && pi / R->nch != R->p->root) || pi / R->nch >= R->n))
+        snprintf(cell, EXPLAIN_CELL, "-"); /* no output buffer: reduce's non-roots, hubs */
       else
         explain_value(R, vrun_slot_read(R, pi, b, c), c, cell, EXPLAIN_CELL);
     }
@@ -179,7 +196,12 @@ static void explain_table(vrun_t *R) {
       fprintf(f, "  %-*s", i + 1 < ncols ? width[i] : 0, R->cells[(size_t)row * ncols + i]);
     fprintf(f, "\n");
   }
-  if (rows < (int)R->nprogs) fprintf(f, "    (ranks %d-%d not shown)\n", R->show_ranks, R->n - 1);
+  if (rows < (int)R->nprogs) {
+    if (R->show_ranks < R->n)
+      fprintf(f, "    (ranks %d-%d%s not shown)\n", R->show_ranks, R->n - 1, R->np > R->n ? " and the hubs" : "");
+    else
+      fprintf(f, "    (hubs %d-%d not shown)\n", R->show_ranks - R->n, R->np - R->n - 1);
+  }
   if (ncols < R->out_chunks + R->p->scratch_chunks)
     fprintf(f, "    (%d more chunks not shown)\n", R->out_chunks + R->p->scratch_chunks - ncols);
 }
@@ -221,7 +243,7 @@ static void explain_json_round(vrun_t *R) {
     json_str(f, l->text);
     fprintf(f, "}");
   }
-  int ncols = explain_ncols(R), rows = (R->n < R->show_ranks ? R->n : R->show_ranks) * R->nch;
+  int ncols = explain_ncols(R), rows = (R->np < R->show_ranks ? R->np : R->show_ranks) * R->nch;
   fprintf(f, "],\n   \"cells\": [");
   for (int row = 1; row <= rows; row++) {
     fprintf(f, "%s[", row > 1 ? ", " : "");
@@ -269,7 +291,7 @@ static void explain_goal(const vrun_t *R, char *buf, size_t len) {
 }
 
 static chorus_result_t explain_setup(vrun_t *R) {
-  int rows = (R->n < R->show_ranks ? R->n : R->show_ranks) * R->nch;
+  int rows = (R->np < R->show_ranks ? R->np : R->show_ranks) * R->nch;
   R->cells = calloc((size_t)(rows + 1) * (size_t)R->show_cols, sizeof *R->cells);
   R->lines = calloc((size_t)rows, sizeof *R->lines);
   return R->cells && R->lines ? chorus_success : chorus_out_of_memory;

@@ -162,6 +162,17 @@ fail:
   return r;
 }
 
+chorus_result_t plan_set_hubs(plan_t *p, int nhubs) {
+  if (nhubs < 0 || nhubs > PLAN_MAX_HUBS) return chorus_invalid_argument;
+  if (p->nops) return chorus_invalid_usage;
+  plan_prog_t *progs = calloc((size_t)(p->nranks + nhubs) * (size_t)p->nchannels, sizeof *progs);
+  if (!progs) return chorus_out_of_memory;
+  free(p->progs);
+  p->progs = progs;
+  p->nhubs = nhubs;
+  return chorus_success;
+}
+
 void plan_destroy(plan_t *p) {
   if (!p) return;
   plan_shape_fini(&p->shape);
@@ -197,7 +208,7 @@ static chorus_result_t grow_ops(plan_t *p) {
 }
 
 chorus_result_t plan_append(plan_t *p, int rank, int channel, const plan_op_t *op) {
-  if (rank < 0 || rank >= p->nranks || channel < 0 || channel >= p->nchannels) return chorus_invalid_argument;
+  if (rank < 0 || rank >= plan_nparts(p) || channel < 0 || channel >= p->nchannels) return chorus_invalid_argument;
   plan_prog_t *prog = &p->progs[(size_t)rank * p->nchannels + channel];
   if (prog->count == 0) prog->first = (uint32_t)p->nops;
   /* Programs are contiguous: this op must extend the last program begun. */
@@ -212,7 +223,7 @@ chorus_result_t plan_append(plan_t *p, int rank, int channel, const plan_op_t *o
 
 chorus_result_t plan_join(plan_t *p, const plan_t *q) {
   if (q->coll != p->coll || q->nranks != p->nranks || q->nchannels != p->nchannels || q->nchunks != p->nchunks ||
-      q->scratch_chunks != p->scratch_chunks || q->root != p->root)
+      q->scratch_chunks != p->scratch_chunks || q->root != p->root || q->nhubs != p->nhubs)
     return chorus_invalid_usage;
   uint8_t map[PLAN_MAX_FILES];
   for (int i = 0; i < q->nfiles; i++) map[i] = (uint8_t)plan_file_index(p, q->files[i]);
@@ -225,7 +236,7 @@ chorus_result_t plan_join(plan_t *p, const plan_t *q) {
     if (q->ops[i].file < q->nfiles) p->ops[base + i].file = map[q->ops[i].file];
   }
   p->nops += q->nops;
-  for (size_t k = 0; k < (size_t)p->nranks * p->nchannels; k++) {
+  for (size_t k = 0; k < (size_t)plan_nparts(p) * p->nchannels; k++) {
     if (q->progs[k].count == 0) continue;
     if (p->progs[k].count != 0) return chorus_invalid_usage;
     p->progs[k] = (plan_prog_t){(uint32_t)(base + q->progs[k].first), q->progs[k].count};
@@ -288,7 +299,7 @@ size_t plan_fuse_dead_scratch(plan_t *p, int rank, int channel, uint8_t *live) {
 
 size_t plan_fuse(plan_t *p) {
   size_t fused = 0, w = 0;
-  for (size_t pi = 0; pi < (size_t)p->nranks * p->nchannels; pi++) {
+  for (size_t pi = 0; pi < (size_t)plan_nparts(p) * p->nchannels; pi++) {
     plan_prog_t *prog = &p->progs[pi];
     size_t first = prog->first, end = first + prog->count;
     uint32_t new_first = (uint32_t)w;
@@ -306,7 +317,7 @@ size_t plan_fuse(plan_t *p) {
   p->nops = w;
   uint8_t *live = p->scratch_chunks > 0 ? calloc((size_t)p->scratch_chunks, 1) : NULL;
   if (live) {
-    for (int r = 0; r < p->nranks; r++)
+    for (int r = 0; r < plan_nparts(p); r++)
       for (int ch = 0; ch < p->nchannels; ch++)
         fused += plan_fuse_dead_scratch(p, r, ch, live);
     free(live);
@@ -361,13 +372,17 @@ void plan_dump(const plan_t *p, int rank, FILE *f) {
           p->shape.nnodes, p->nchannels);
   if (plan_coll_rooted(p->coll)) fprintf(f, " root=%d", p->root);
   if (p->opts[0]) fprintf(f, " opts=%s", p->opts);
+  if (p->nhubs) fprintf(f, " hubs=%d", p->nhubs);
   fprintf(f, "\n# chunks per unit %d; in %d chunks, out %d chunks, scratch %d chunks\n", p->nchunks,
           p->in_units * p->nchunks, p->out_units * p->nchunks, p->scratch_chunks);
-  for (int r = 0; r < p->nranks; r++) {
+  for (int r = 0; r < plan_nparts(p); r++) {
     if (rank >= 0 && r != rank) continue;
     for (int ch = 0; ch < p->nchannels; ch++) {
       const plan_prog_t *prog = plan_prog(p, r, ch);
-      fprintf(f, "rank %d channel %d: %u ops\n", r, ch, prog->count);
+      if (plan_is_hub(p, r))
+        fprintf(f, "hub %d (participant %d) channel %d: %u ops\n", r - p->nranks, r, ch, prog->count);
+      else
+        fprintf(f, "rank %d channel %d: %u ops\n", r, ch, prog->count);
       const plan_op_t *ops = plan_prog_ops(p, r, ch);
       for (uint32_t i = 0; i < prog->count; i++) {
         char text[160];

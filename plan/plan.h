@@ -95,6 +95,7 @@ typedef struct {
 } plan_shape_t;
 
 #define PLAN_MAX_FILES 16
+#define PLAN_MAX_HUBS 65536
 
 typedef struct {
   chorus_coll_t coll;
@@ -107,10 +108,16 @@ typedef struct {
   int in_units;    /* units in the input buffer (1 or nranks) */
   int out_units;   /* units in the output buffer (1 or nranks) */
   int scratch_chunks;
+  /* Hubs: participants beyond the ranks, numbered nranks .. nranks+nhubs-1,
+   * that hold no buffer of the collective, only SCRATCH -- a switch that
+   * reduces what it receives (NVLink SHARP, SHARP in an InfiniBand switch).
+   * Their programs follow the ranks' in progs. The simulator places hub i on
+   * the topology's hub i; the engine cannot run a plan with hubs. */
+  int nhubs;
   plan_shape_t shape;
   int nfiles;
   char *files[PLAN_MAX_FILES]; /* script paths ops point into */
-  plan_prog_t *progs;          /* [nranks * nchannels], index rank * nchannels + channel */
+  plan_prog_t *progs;          /* [(nranks + nhubs) * nchannels], index rank * nchannels + channel */
   plan_op_t *ops;
   size_t nops;
   size_t ops_cap;
@@ -144,6 +151,14 @@ int plan_shape_even(const plan_shape_t *s);
 chorus_result_t plan_create(plan_t **out, chorus_coll_t coll, int nranks, int nchannels, int root,
                             const plan_shape_t *shape);
 void plan_destroy(plan_t *p);
+
+/* Give an empty plan (no op appended yet) nhubs hubs; chorus_invalid_usage
+ * once it has ops, chorus_invalid_argument when nhubs is out of range. */
+chorus_result_t plan_set_hubs(plan_t *p, int nhubs);
+
+/* Ranks and hubs: the participants that have programs. */
+static inline int plan_nparts(const plan_t *p) { return p->nranks + p->nhubs; }
+static inline int plan_is_hub(const plan_t *p, int part) { return part >= p->nranks; }
 
 /* The program of one (rank, channel), and its ops. */
 static inline const plan_prog_t *plan_prog(const plan_t *p, int rank, int channel) {

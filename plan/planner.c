@@ -160,8 +160,13 @@ static planner_t *ctx_emitter(lua_State *L, const char *what) {
 
 static int check_peer(lua_State *L, planner_t *pl, int arg, const char *what) {
   lua_Integer peer = luaL_checkinteger(L, arg);
-  if (peer < 0 || peer >= pl->plan->nranks)
-    luaL_error(L, "%s: peer %d out of range (nranks %d, ranks count from 0)", what, (int)peer, pl->plan->nranks);
+  const plan_t *p = pl->plan;
+  if (peer < 0 || peer >= plan_nparts(p)) {
+    if (p->nhubs)
+      luaL_error(L, "%s: peer %d out of range (nranks %d and %d hubs from ctx:hub(i); ranks count from 0)", what,
+                 (int)peer, p->nranks, p->nhubs);
+    luaL_error(L, "%s: peer %d out of range (nranks %d, ranks count from 0)", what, (int)peer, p->nranks);
+  }
   if (peer == pl->rank) luaL_error(L, "%s: peer %d is this rank itself (use ctx:copy for local moves)", what, (int)peer);
   return (int)peer;
 }
@@ -174,6 +179,8 @@ static void check_ref(lua_State *L, planner_t *pl, int arg, const char *what, in
   lua_Integer b = luaL_checkinteger(L, arg);
   if (b < 0 || b >= PLAN_NUM_BUFS) luaL_error(L, "%s: buffer must be IN, OUT or SCRATCH (got %d)", what, (int)b);
   if (writes && b == PLAN_BUF_INPUT) luaL_error(L, "%s: IN is read-only; write OUT or SCRATCH", what);
+  if (b != PLAN_BUF_SCRATCH && plan_is_hub(pl->plan, pl->rank))
+    luaL_error(L, "%s: a hub holds no %s buffer, only SCRATCH", what, plan_buf_name((plan_buf_t)b));
   lua_Integer c = luaL_checkinteger(L, arg + 1);
   int n = buf_chunks(pl, (int)b);
   if (c < 0 || c >= n)
@@ -315,6 +322,17 @@ static int check_node_arg(lua_State *L, planner_t *pl, const char *what) {
   return (int)n;
 }
 
+/* ctx:hub(i): the participant number of hub i, a peer like a rank. */
+static int ctx_hub(lua_State *L) {
+  planner_t *pl = ctx_planner(L);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  if (i < 0 || i >= pl->plan->nhubs)
+    luaL_error(L, "hub: hub %d out of range (the script declares %d hubs; they count from 0)", (int)i,
+               pl->plan->nhubs);
+  lua_pushinteger(L, pl->plan->nranks + i);
+  return 1;
+}
+
 static int ctx_node_of(lua_State *L) {
   planner_t *pl = ctx_planner(L);
   lua_pushinteger(L, pl->plan->shape.rank_node[check_rank_arg(L, pl, "node_of")]);
@@ -406,6 +424,7 @@ static const luaL_Reg ctx_methods[] = {
     {"node_ranks", ctx_node_ranks},
     {"node_nics", ctx_node_nics},
     {"nic_of", ctx_nic_of},
+    {"hub", ctx_hub},
     {"opt", ctx_opt},
     {NULL, NULL},
 };
@@ -439,15 +458,26 @@ static void set_field_int(lua_State *L, const char *name, int v) {
 static void ctx_set_rank(planner_t *pl, int rank, int channel) {
   lua_State *L = sbx_state(pl->sbx);
   const plan_t *p = pl->plan;
-  int node = p->shape.rank_node[rank];
   pl->rank = rank;
   pl->channel = channel;
   lua_rawgeti(L, LUA_REGISTRYINDEX, pl->fields_ref);
   set_field_int(L, "rank", rank);
   set_field_int(L, "channel", channel);
-  set_field_int(L, "node", node);
-  set_field_int(L, "local_rank", rank - p->shape.node_first[node]);
-  set_field_int(L, "local_size", p->shape.node_size[node]);
+  if (plan_is_hub(p, rank)) { /* a hub is on no node: ctx.this_hub says which it is */
+    set_field_int(L, "this_hub", rank - p->nranks);
+    static const char *const none[] = {"node", "local_rank", "local_size"};
+    for (int i = 0; i < 3; i++) {
+      lua_pushnil(L);
+      lua_setfield(L, -2, none[i]);
+    }
+  } else {
+    int node = p->shape.rank_node[rank];
+    lua_pushnil(L);
+    lua_setfield(L, -2, "this_hub");
+    set_field_int(L, "node", node);
+    set_field_int(L, "local_rank", rank - p->shape.node_first[node]);
+    set_field_int(L, "local_size", p->shape.node_size[node]);
+  }
   lua_pop(L, 1);
 }
 
@@ -459,6 +489,7 @@ static void ctx_set_plan(planner_t *pl) {
   set_field_int(L, "nchannels", p->nchannels);
   set_field_int(L, "root", p->root);
   set_field_int(L, "nnodes", p->shape.nnodes);
+  set_field_int(L, "nhubs", p->nhubs);
   /* A table that lives for one plan: scripts keep what every rank and
    * channel of the plan shares (a ring built once) there. */
   lua_newtable(L);
@@ -677,7 +708,9 @@ static chorus_result_t run_programs(planner_t *pl, int lo, int hi, planner_err_t
   int prog_idx = lua_gettop(L);
   pl->emitting = 1;
   chorus_result_t r = chorus_success;
-  for (int rank = lo; rank < hi && rank < p->nranks && r == chorus_success; rank++) {
+  /* The hubs' programs come with the last range of ranks. */
+  int end = hi >= p->nranks ? plan_nparts(p) : hi;
+  for (int rank = lo; rank < end && r == chorus_success; rank++) {
     for (int ch = 0; ch < p->nchannels; ch++) {
       ctx_set_rank(pl, rank, ch);
       lua_pushvalue(L, prog_idx);
@@ -686,7 +719,10 @@ static chorus_result_t run_programs(planner_t *pl, int lo, int hi, planner_err_t
       if (r != chorus_success) {
         char what[256];
         describe_request(pl, p, what, sizeof what);
-        set_err(err, "%s, rank %d channel %d: %s", what, rank, ch, sbx_error(pl->sbx));
+        if (plan_is_hub(p, rank))
+          set_err(err, "%s, hub %d channel %d: %s", what, rank - p->nranks, ch, sbx_error(pl->sbx));
+        else
+          set_err(err, "%s, rank %d channel %d: %s", what, rank, ch, sbx_error(pl->sbx));
         if (pl->append_result != chorus_success) r = pl->append_result;
         break;
       }
@@ -770,6 +806,17 @@ static chorus_result_t plan_range(planner_t *pl, const planner_req_t *req, int l
   ctx_set_plan(pl);
   r = eval_int_field(pl, "scratch", 0, 0, PLAN_MAX_CHUNKS, &p->scratch_chunks, err);
   if (r != chorus_success) goto fail;
+  int nhubs;
+  r = eval_int_field(pl, "hubs", 0, 0, PLAN_MAX_HUBS, &nhubs, err);
+  if (r != chorus_success) goto fail;
+  if (nhubs && (r = plan_set_hubs(p, nhubs)) != chorus_success) {
+    set_err(err, "cannot give the plan %d hubs: %s", nhubs, chorus_result_string(r));
+    goto fail;
+  }
+  lua_State *L = sbx_state(pl->sbx);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, pl->fields_ref);
+  set_field_int(L, "nhubs", nhubs);
+  lua_pop(L, 1);
   pl->in_chunks = p->in_units * p->nchunks;
   pl->out_chunks = p->out_units * p->nchunks;
   pl->fuse = !req->no_fuse;

@@ -5,6 +5,9 @@
  *   collectives  list of collective names it implements
  *   chunks       number, or function(ctx) -> chunks per unit per loop
  *   scratch      number or function(ctx) -> scratch chunks (default 0)
+ *   hubs         number or function(ctx) -> hubs, participants beyond the
+ *                ranks that hold only SCRATCH: a switch that reduces
+ *                (default 0; plan.h)
  *   channels     number or function(ctx) -> default channel count (default 1)
  *   supports     optional function(ctx) -> ok [, reason]
  *   program      function(ctx) called once per (rank, channel)

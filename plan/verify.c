@@ -206,7 +206,7 @@ static void *big_calloc(size_t n, size_t size) {
 }
 
 static inline uint64_t conn_key(const vrun_t *R, int sender, int receiver, int ch) {
-  return ((uint64_t)sender * (uint64_t)R->n + (uint64_t)receiver) * (uint64_t)R->nch + (uint64_t)ch;
+  return ((uint64_t)sender * (uint64_t)R->np + (uint64_t)receiver) * (uint64_t)R->nch + (uint64_t)ch;
 }
 
 /* splitmix64's finaliser: keys of one plan form arithmetic progressions
@@ -320,12 +320,13 @@ static void op_where(const plan_t *p, int pi, uint32_t opi, int brief, char *buf
   char text[160];
   plan_op_format(p, op, text, sizeof text);
   int rank = pi / p->nchannels, ch = pi % p->nchannels;
-  const char *word = brief ? "ch" : "channel";
+  const char *word = brief ? "ch" : "channel", *who = plan_is_hub(p, rank) ? "hub" : "rank";
+  if (plan_is_hub(p, rank)) rank -= p->nranks;
   if (op->line > 0 && op->file < p->nfiles && p->files[op->file])
-    snprintf(buf, len, "rank %d %s %d op %u (%s:%d, %s)", rank, word, ch, opi, plan_file_name(p, op->file),
+    snprintf(buf, len, "%s %d %s %d op %u (%s:%d, %s)", who, rank, word, ch, opi, plan_file_name(p, op->file),
              (int)op->line, text);
   else
-    snprintf(buf, len, "rank %d %s %d op %u (%s)", rank, word, ch, opi, text);
+    snprintf(buf, len, "%s %d %s %d op %u (%s)", who, rank, word, ch, opi, text);
 }
 
 /* Record the failure: the run's prefix, the op when pi >= 0, the detail. */
@@ -372,8 +373,9 @@ static chorus_result_t check_header(vrun_t *R) {
     return vrun_fail(R, -1, 0, "the plan has %d input and %d output units; %s on %d ranks has %d and %d", p->in_units,
                     p->out_units, chorus_coll_name(p->coll), p->nranks, in_units, out_units);
   if (p->root < 0 || p->root >= p->nranks) return vrun_fail(R, -1, 0, "root %d out of range", p->root);
+  if (p->nhubs < 0 || p->nhubs > PLAN_MAX_HUBS) return vrun_fail(R, -1, 0, "%d hubs: out of range", p->nhubs);
   if (!p->progs) return vrun_fail(R, -1, 0, "the plan has no programs");
-  for (size_t pi = 0; pi < (size_t)p->nranks * p->nchannels; pi++)
+  for (size_t pi = 0; pi < (size_t)plan_nparts(p) * p->nchannels; pi++)
     if ((uint64_t)p->progs[pi].first + p->progs[pi].count > p->nops)
       return vrun_fail(R, -1, 0, "rank %d channel %d: program runs past the plan's %zu ops", (int)(pi / p->nchannels),
                       (int)(pi % p->nchannels), p->nops);
@@ -382,8 +384,12 @@ static chorus_result_t check_header(vrun_t *R) {
 
 static chorus_result_t check_peer(vrun_t *R, int pi, uint32_t opi, const char *what, int peer) {
   int rank = pi / R->nch;
-  if (peer < 0 || peer >= R->n)
+  if (peer < 0 || peer >= R->np) {
+    if (R->np > R->n)
+      return vrun_fail(R, pi, opi, "%s peer %d out of range (nranks %d and %d hubs, ranks count from 0)", what, peer,
+                       R->n, R->np - R->n);
     return vrun_fail(R, pi, opi, "%s peer %d out of range (nranks %d, ranks count from 0)", what, peer, R->n);
+  }
   if (peer == rank) return vrun_fail(R, pi, opi, "%s peer %d is this rank itself", what, peer);
   return chorus_success;
 }
@@ -397,6 +403,8 @@ static chorus_result_t check_ref(vrun_t *R, int pi, uint32_t opi, int b, int c, 
                     plan_buf_name((plan_buf_t)b), n);
   if (writes && b == PLAN_BUF_INPUT)
     return vrun_fail(R, pi, opi, "writes in[%d]: IN is read-only; write OUT or SCRATCH", c);
+  if (b != PLAN_BUF_SCRATCH && rank >= R->n)
+    return vrun_fail(R, pi, opi, "a hub holds no %s buffer, only SCRATCH", plan_buf_name((plan_buf_t)b));
   if (p->coll == chorus_reduce && b == PLAN_BUF_OUTPUT && rank != p->root)
     return vrun_fail(R, pi, opi, "touches out[%d], but in reduce only the root (rank %d) has an output buffer", c,
                     p->root);
@@ -419,6 +427,7 @@ static chorus_result_t check_op(vrun_t *R, int pi, uint32_t opi) {
 
 static inline int ref_ok(const vrun_t *R, int rank, int b, int c, int writes) {
   if (b >= PLAN_NUM_BUFS || c < 0 || c >= R->bufn[b] || (writes && b == PLAN_BUF_INPUT)) return 0;
+  if (b != PLAN_BUF_SCRATCH && rank >= R->n) return 0; /* a hub */
   return !(R->p->coll == chorus_reduce && b == PLAN_BUF_OUTPUT && rank != R->p->root);
 }
 
@@ -426,8 +435,8 @@ static inline int ref_ok(const vrun_t *R, int rank, int b, int c, int writes) {
 static inline int op_ok(const vrun_t *R, int rank, const plan_op_t *op) {
   if (op->code >= PLAN_NUM_OPS) return 0;
   unsigned f = R->opf[op->code];
-  if ((f & OPF_RECV) && ((unsigned)op->recv_peer >= (unsigned)R->n || op->recv_peer == rank)) return 0;
-  if ((f & OPF_SEND) && ((unsigned)op->send_peer >= (unsigned)R->n || op->send_peer == rank)) return 0;
+  if ((f & OPF_RECV) && ((unsigned)op->recv_peer >= (unsigned)R->np || op->recv_peer == rank)) return 0;
+  if ((f & OPF_SEND) && ((unsigned)op->send_peer >= (unsigned)R->np || op->send_peer == rank)) return 0;
   if ((f & OPF_SRC) && !ref_ok(R, rank, op->src_buf, op->src_chunk, 0)) return 0;
   return !(f & OPF_DST) || ref_ok(R, rank, op->dst_buf, op->dst_chunk, 1);
 }
@@ -451,11 +460,12 @@ void vrun_fini(vrun_t *R) {
 static void run_init(vrun_t *R, const plan_t *p, int slots) {
   R->conns.slots = slots;
   R->n = p->nranks;
+  R->np = plan_nparts(p);
   R->nch = p->nchannels;
   R->k = p->nchunks;
   R->in_chunks = p->in_units * p->nchunks;
   R->out_chunks = p->out_units * p->nchunks;
-  R->nprogs = (size_t)p->nranks * (size_t)p->nchannels;
+  R->nprogs = (size_t)R->np * (size_t)p->nchannels;
   R->fault_pi = -1;
   for (int b = 0; b < PLAN_NUM_BUFS; b++)
     R->bufn[b] = buf_chunks(p, b);
@@ -561,7 +571,7 @@ static chorus_result_t run_setup(vrun_t *R) {
     vprog_t *g = &R->prog[pi];
     g->pc = 0;
     g->stamp = 0;
-    for (int c = 0; c < R->in_chunks && slot_of(R, (int)pi, PLAN_BUF_INPUT, 0) != SIZE_MAX; c++)
+    for (int c = 0; prog_rank(R, (int)pi) < R->n && c < R->in_chunks && slot_of(R, (int)pi, PLAN_BUF_INPUT, 0) != SIZE_MAX; c++)
       R->mem[slot_of(R, (int)pi, PLAN_BUF_INPUT, c)] = input_value(R, prog_rank(R, (int)pi), c);
     if (R->p->progs[pi].count == 0) {
       R->finished++;
@@ -867,8 +877,8 @@ static chorus_result_t check_leftovers(vrun_t *R) {
   for (size_t q = 0; q < cs->nq; q++) {
     if (!cs->len[q]) continue;
     uint64_t key = cs->key[q];
-    int ch = (int)(key % (uint64_t)R->nch), to = (int)(key / (uint64_t)R->nch % (uint64_t)R->n);
-    int from = (int)(key / (uint64_t)R->nch / (uint64_t)R->n), pi = from * R->nch + ch;
+    int ch = (int)(key % (uint64_t)R->nch), to = (int)(key / (uint64_t)R->nch % (uint64_t)R->np);
+    int from = (int)(key / (uint64_t)R->nch / (uint64_t)R->np), pi = from * R->nch + ch;
     uint32_t op = cs->op[q * (size_t)cs->slots + (size_t)cs->head[q]];
     if (best_pi < 0 || pi < best_pi || (pi == best_pi && op < best_op)) {
       best_pi = pi;
@@ -969,7 +979,7 @@ static chorus_result_t check_chunk(vrun_t *R, int pi, int o) {
 }
 
 static chorus_result_t check_outputs(vrun_t *R) {
-  for (int pi = 0; pi < (int)R->nprogs; pi++) {
+  for (int pi = 0; pi < R->n * R->nch; pi++) { /* hubs have no output */
     if (R->p->coll == chorus_reduce && pi / R->nch != R->p->root) continue;
     for (int o = 0; o < R->out_chunks; o++) {
       chorus_result_t r = check_chunk(R, pi, o);

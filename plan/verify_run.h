@@ -117,6 +117,7 @@ typedef struct {
   verify_result_t *res;
   int inplace;
   int n, nch, k, in_chunks, out_chunks;
+  int np;        /* participants: the n ranks and the plan's hubs (plan.h) */
   int store_in;  /* the input has slots of its own (else it is computed) */
   int need_in;   /* some run of this verification stores the input */
   size_t stride; /* slots per program */

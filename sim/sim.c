@@ -134,6 +134,7 @@ typedef struct {
 
 struct sim {
   const topo_t *t;
+  int *pdev; /* [nranks + nhubs] the device of each participant: rank r's t->rank_dev[r], hub i's t->hub_dev[i] */
   const plan_t *p;
   sim_opts_t o;
   int nthr, nconn;
@@ -260,12 +261,13 @@ static chorus_result_t collect_peers(sim_t *s, int32_t **pairs_out, int *total) 
   const plan_t *p = s->p;
   uint8_t dirs[256] = {0}; /* op code: 1 sends, 2 receives */
   for (int c = 0; c < PLAN_NUM_OPS; c++) dirs[c] = (uint8_t)(plan_op_sends(c) | plan_op_receives(c) << 1);
-  int32_t *stamp[2] = {malloc(sizeof(int32_t) * p->nranks), malloc(sizeof(int32_t) * p->nranks)};
+  int np = plan_nparts(p);
+  int32_t *stamp[2] = {malloc(sizeof(int32_t) * np), malloc(sizeof(int32_t) * np)};
   size_t cap[2] = {1024, 1024}, n[2] = {0, 0};
   int32_t *pairs[2] = {malloc(sizeof(int32_t) * 2 * cap[0]), malloc(sizeof(int32_t) * 2 * cap[1])};
   chorus_result_t res = chorus_success;
   if (!stamp[0] || !stamp[1] || !pairs[0] || !pairs[1]) res = chorus_out_of_memory;
-  for (int r = 0; res == chorus_success && r < p->nranks; r++) stamp[0][r] = stamp[1][r] = -1;
+  for (int r = 0; res == chorus_success && r < np; r++) stamp[0][r] = stamp[1][r] = -1;
   for (int th = 0; res == chorus_success && th < s->nthr; th++) {
     int rank = th / p->nchannels, ch = th % p->nchannels;
     const plan_prog_t *pg = plan_prog(p, rank, ch);
@@ -275,7 +277,7 @@ static chorus_result_t collect_peers(sim_t *s, int32_t **pairs_out, int *total) 
       for (int d = 0; d < 2; d++) {
         if (!(dirs[ops[i].code] & (1 << d))) continue;
         int peer = d ? ops[i].recv_peer : ops[i].send_peer;
-        if (peer < 0 || peer >= p->nranks || stamp[d][peer] == th) continue;
+        if (peer < 0 || peer >= np || stamp[d][peer] == th) continue;
         stamp[d][peer] = th;
         if (n[d] == cap[d]) {
           int32_t *q = realloc(pairs[d], sizeof(int32_t) * 4 * cap[d]);
@@ -316,7 +318,7 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
     free(first), free(order), free(buf);
     return chorus_out_of_memory;
   }
-  for (int c = 0; c < s->nconn; c++) first[t->rank_dev[conn(s, c)->dst_thr / p->nchannels] + 1]++;
+  for (int c = 0; c < s->nconn; c++) first[s->pdev[conn(s, c)->dst_thr / p->nchannels] + 1]++;
   for (int d = 0; d < nd; d++) first[d + 1] += first[d];
   int *fill = calloc(nd + 1, sizeof *fill);
   if (!fill) {
@@ -324,7 +326,7 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
     return chorus_out_of_memory;
   }
   for (int c = 0; c < s->nconn; c++) {
-    int d = t->rank_dev[conn(s, c)->dst_thr / p->nchannels];
+    int d = s->pdev[conn(s, c)->dst_thr / p->nchannels];
     order[first[d] + fill[d]++] = c;
   }
   free(fill);
@@ -352,16 +354,21 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
       int sr = c->src_thr / p->nchannels, dr = c->dst_thr / p->nchannels, ch = c->src_thr % p->nchannels;
       double lat;
       uint64_t key = topo_flow_key(sr, dr, ch);
-      int cross = via_nics && t->devs[t->rank_dev[sr]].host != t->devs[d].host;
-      int len = pairs || cross ? topo_route_conn(pf, sr, dr, ch, buf, &lat)
-                               : topo_router_route(r, t->rank_dev[sr], key, buf, &lat);
+      /* A hub is a switch: the shortest route to or from it. */
+      int hub = plan_is_hub(p, sr) || plan_is_hub(p, dr);
+      int cross = via_nics && !hub && t->devs[s->pdev[sr]].host != t->devs[d].host;
+      int len = hub && pairs        ? topo_route_pair(pf, s->pdev[sr], d, key, buf, &lat)
+                : pairs || cross    ? topo_route_conn(pf, sr, dr, ch, buf, &lat)
+                                    : topo_router_route(r, s->pdev[sr], key, buf, &lat);
       if (len == -2) {
         res = chorus_out_of_memory;
         break;
       }
       if (len < 0) {
-        snprintf(err, errlen, "rank %d (on %s) cannot reach rank %d (on %s): no route in %s", sr,
-                 t->devs[t->rank_dev[sr]].name, dr, t->devs[d].name, t->path);
+        snprintf(err, errlen, "%s %d (on %s) cannot reach %s %d (on %s): no route in %s",
+                 plan_is_hub(p, sr) ? "hub" : "rank", plan_is_hub(p, sr) ? sr - p->nranks : sr,
+                 t->devs[s->pdev[sr]].name, plan_is_hub(p, dr) ? "hub" : "rank",
+                 plan_is_hub(p, dr) ? dr - p->nranks : dr, t->devs[d].name, t->path);
         res = chorus_invalid_argument;
         break;
       }
@@ -417,13 +424,13 @@ static chorus_result_t check_opts(sim_t *s, char *err, size_t errlen) {
 
 /* The threads (a rank's channel each) and the run queue. */
 static chorus_result_t make_threads(sim_t *s, char *err, size_t errlen) {
-  s->nthr = s->p->nranks * s->p->nchannels;
+  s->nthr = plan_nparts(s->p) * s->p->nchannels;
   s->thr = cache_calloc(s->nthr, sizeof *s->thr);
   s->tconn = calloc(s->nthr, sizeof *s->tconn);
   s->queued = calloc(s->nthr, 1);
-  s->join_need = calloc((size_t)s->p->nranks + 1, sizeof *s->join_need);
-  s->join_have = calloc((size_t)s->p->nranks + 1, sizeof *s->join_have);
-  s->join_ch0 = calloc((size_t)s->p->nranks + 1, sizeof *s->join_ch0);
+  s->join_need = calloc((size_t)plan_nparts(s->p) + 1, sizeof *s->join_need);
+  s->join_have = calloc((size_t)plan_nparts(s->p) + 1, sizeof *s->join_have);
+  s->join_ch0 = calloc((size_t)plan_nparts(s->p) + 1, sizeof *s->join_ch0);
   for (s->rq_cap = 1; s->rq_cap <= (size_t)s->nthr; s->rq_cap *= 2) {}
   s->rq = malloc(sizeof *s->rq * s->rq_cap);
   if (!s->thr || !s->tconn || !s->queued || !s->rq || !s->join_need || !s->join_have || !s->join_ch0)
@@ -486,7 +493,7 @@ static chorus_result_t fixed_resources(sim_t *s, double cap, double lat, double 
     s->cinfo[c].route_len = 1;
     s->cinfo[c].route_lat = lat;
     s->cinfo[c].own_ok =
-        (uint8_t)(nic_share < 0.5 && s->t->devs[s->t->rank_dev[conn(s, c)->src_thr / s->p->nchannels]].mem < 0);
+        (uint8_t)(nic_share < 0.5 && s->t->devs[s->pdev[conn(s, c)->src_thr / s->p->nchannels]].mem < 0);
     s->cinfo[c].nic_share = nic_share;
   }
   return chorus_success;
@@ -498,7 +505,7 @@ static chorus_result_t fixed_resources(sim_t *s, double cap, double lat, double 
 static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
   const topo_t *t = s->t;
   const plan_t *p = s->p;
-  for (int th = 0; th < s->nthr; th++) s->nwthr += t->devs[t->rank_dev[th / p->nchannels]].mem >= 0;
+  for (int th = 0; th < s->nthr; th++) s->nwthr += t->devs[s->pdev[th / p->nchannels]].mem >= 0;
   int nbase = topo_nres_all(t);
   s->nres = nbase + WK_NCLASSES * s->nwthr;
   s->cap = malloc(sizeof *s->cap * (s->nres + 1));
@@ -508,7 +515,7 @@ static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
   if (!s->cap || !s->wthr || !s->wpath || !s->wbytes) return prep_oom(s, err, errlen);
   for (int r = 0; r < nbase; r++) s->cap[r] = topo_res_cap(t, r);
   for (int th = 0, w = 0; th < s->nthr; th++) {
-    const topo_dev_t *d = &t->devs[t->rank_dev[th / p->nchannels]];
+    const topo_dev_t *d = &t->devs[s->pdev[th / p->nchannels]];
     if (d->mem < 0) continue;
     for (int k = 0; k < WK_NCLASSES; k++) {
       int res_k = nbase + WK_NCLASSES * w + k, touches = 1 + (k == WK_COPY2 || k == WK_REDUCE2 || k == WK_LCOPY2);
@@ -525,17 +532,20 @@ static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
   TRY(route_all(s, err, errlen));
   /* A step between two ranks of one memory is the sender's copy. */
   for (int c = 0; c < s->nconn; c++) {
-    int a = t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]].mem;
-    s->cinfo[c].tcopy = a >= 0 && a == t->devs[t->rank_dev[conn(s, c)->dst_thr / p->nchannels]].mem;
+    int a = t->devs[s->pdev[conn(s, c)->src_thr / p->nchannels]].mem;
+    s->cinfo[c].tcopy = a >= 0 && a == t->devs[s->pdev[conn(s, c)->dst_thr / p->nchannels]].mem;
   }
   /* A rank with a step overhead moves its own steps over NVLink and PCIe
    * (the GPU's stores); a route through a NIC is the NIC's to move (the
    * proxy posts it, several steps in flight). Whether it has one depends
    * on the protocol too: start_threads decides per run. */
   for (int c = 0; c < s->nconn; c++) {
-    const topo_dev_t *src = &t->devs[t->rank_dev[conn(s, c)->src_thr / p->nchannels]];
+    const topo_dev_t *src = &t->devs[s->pdev[conn(s, c)->src_thr / p->nchannels]];
     int nic = topo_route_crosses(t, s->routes + s->cinfo[c].route_off, s->cinfo[c].route_len, TOPO_NIC);
-    s->cinfo[c].own_ok = (uint8_t)(src->mem < 0 && !nic);
+    /* What a GPU sends to a switch that reduces, the switch pulls
+     * (NVLS's multimem.ld_reduce): no thread of the rank stores it. */
+    int hub = plan_is_hub(p, conn(s, c)->dst_thr / p->nchannels);
+    s->cinfo[c].own_ok = (uint8_t)(src->mem < 0 && !nic && !hub);
     s->cinfo[c].nic_share = nic;
   }
   return chorus_success;
@@ -549,8 +559,21 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
     snprintf(err, errlen, "the plan has %d ranks but %s places only %d", p->nranks, t->path, t->nranks);
     return chorus_invalid_argument;
   }
+  if (p->nhubs > t->nhubs) {
+    snprintf(err, errlen,
+             "algorithm %s reduces in %d switch%s (hubs) but %s declares %d: a topology names each switch that "
+             "reduces with hub \"device\" (NVLink SHARP needs an NVSwitch that reduces: gpu h100 or newer)",
+             p->algo, p->nhubs, p->nhubs == 1 ? "" : "es", t->path, t->nhubs);
+    return chorus_invalid_argument;
+  }
   sim_t *s = calloc(1, sizeof *s);
   if (!s) return chorus_out_of_memory;
+  s->pdev = malloc(sizeof *s->pdev * ((size_t)plan_nparts(p) + 1));
+  if (!s->pdev) {
+    free(s);
+    return chorus_out_of_memory;
+  }
+  for (int r = 0; r < plan_nparts(p); r++) s->pdev[r] = plan_is_hub(p, r) ? t->hub_dev[r - p->nranks] : t->rank_dev[r];
   sim_evq_init(&s->evq);
   s->t = t;
   s->p = p;
@@ -597,6 +620,7 @@ void sim_destroy(sim_t *s) {
   sim_evq_fini(&s->evq);
   free(s->spans), free(s->res_bytes), free(s->res_busy);
   free(s->join_need), free(s->join_have), free(s->join_ch0);
+  free(s->pdev);
   free(s);
 }
 
@@ -682,7 +706,7 @@ static void conn_transmit(sim_t *s, int id) {
     c->tx = 1;
     if (s->o.trace) {
       fprintf(s->o.trace, "%s{\"name\":\"step\",\"ph\":\"B\",\"ts\":%.4f,\"pid\":%d,\"tid\":%d,\"args\":{\"bytes\":%u}}",
-              s->trace_first ? "" : ",\n", s->now * 1e6, s->p->nranks, id, v & ~SLOT_LAST);
+              s->trace_first ? "" : ",\n", s->now * 1e6, plan_nparts(s->p), id, v & ~SLOT_LAST);
       s->trace_first = 0;
     }
   }
@@ -693,7 +717,7 @@ static void conn_sent(sim_t *s, int id) {
   c->tx = 0;
   s->steps++;
   if (s->o.trace)
-    fprintf(s->o.trace, ",\n{\"ph\":\"E\",\"ts\":%.4f,\"pid\":%d,\"tid\":%d}", s->now * 1e6, s->p->nranks, id);
+    fprintf(s->o.trace, ",\n{\"ph\":\"E\",\"ts\":%.4f,\"pid\":%d,\"tid\":%d}", s->now * 1e6, plan_nparts(s->p), id);
   conn_left(s, id);
   conn_transmit(s, id);
 }
@@ -1105,7 +1129,7 @@ static void size_memories(sim_t *s, size_t count) {
     if (m->mem_res < 0) continue;
     double ws = 0; /* the ranks' input and output buffers, and their slots */
     for (int th = 0; th < s->nthr; th++) {
-      if (s->t->devs[s->t->rank_dev[th / p->nchannels]].mem != d) continue;
+      if (s->t->devs[s->pdev[th / p->nchannels]].mem != d) continue;
       if (th % p->nchannels == 0) ws += (double)(p->in_units + p->out_units) * count * s->call.es;
       ws += (double)s->tconn[th].in_n * buff;
     }
@@ -1153,8 +1177,8 @@ static void reset_state(sim_t *s) {
   s->seq = s->events = s->steps = 0;
   s->rq_head = s->rq_tail = 0;
   s->done_threads = 0;
-  memset(s->join_need, 0, sizeof *s->join_need * (size_t)p->nranks);
-  memset(s->join_have, 0, sizeof *s->join_have * (size_t)p->nranks);
+  memset(s->join_need, 0, sizeof *s->join_need * (size_t)plan_nparts(p));
+  memset(s->join_have, 0, sizeof *s->join_have * (size_t)plan_nparts(p));
   s->fault = chorus_success;
   s->nspans = 0;
   s->trace_first = 1;
@@ -1167,19 +1191,20 @@ static void reset_state(sim_t *s) {
 static void trace_header(sim_t *s) {
   const plan_t *p = s->p;
   fprintf(s->o.trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-  for (int r = 0; r < p->nranks; r++) {
-    fprintf(s->o.trace, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"rank %d (%s)\"}}",
-            s->trace_first ? "" : ",\n", r, r, s->t->devs[s->t->rank_dev[r]].name);
+  for (int r = 0; r < plan_nparts(p); r++) {
+    fprintf(s->o.trace, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"%s %d (%s)\"}}",
+            s->trace_first ? "" : ",\n", r, plan_is_hub(p, r) ? "hub" : "rank",
+            plan_is_hub(p, r) ? r - p->nranks : r, s->t->devs[s->pdev[r]].name);
     s->trace_first = 0;
     for (int ch = 0; ch < p->nchannels; ch++)
       fprintf(s->o.trace, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"channel %d\"}}",
               r, ch, ch);
   }
   fprintf(s->o.trace, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":\"network\"}}",
-          p->nranks);
+          plan_nparts(p));
   for (int c = 0; c < s->nconn; c++)
     fprintf(s->o.trace, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%d -> %d ch %d\"}}",
-            p->nranks, c, conn(s, c)->src_thr / p->nchannels, conn(s, c)->dst_thr / p->nchannels,
+            plan_nparts(p), c, conn(s, c)->src_thr / p->nchannels, conn(s, c)->dst_thr / p->nchannels,
             conn(s, c)->src_thr % p->nchannels);
 }
 
@@ -1197,9 +1222,10 @@ static void start_threads(sim_t *s) {
     T->ops = plan_prog_ops(p, rank, T->ch);
     T->count = plan_prog(p, rank, T->ch)->count;
     T->wbase = UINT32_MAX / 2; /* the window holds nothing yet */
-    const topo_dev_t *dev = &s->t->devs[s->t->rank_dev[rank]];
+    const topo_dev_t *dev = &s->t->devs[s->pdev[rank]];
     T->reduce_bw = dev->reduce_bw, T->copy_bw = dev->copy_bw, T->op_overhead = dev->op_overhead;
-    T->step_overhead = dev->step_overhead + s->t->proto[s->o.proto].overhead;
+    /* A hub is a switch's hardware: no GPU channel's per-step flag and fence. */
+    T->step_overhead = plan_is_hub(p, rank) ? 0 : dev->step_overhead + s->t->proto[s->o.proto].overhead;
     T->channel_wake = dev->channel_wake;
     T->lcopy_bw = dev->copy_local_bw > 0 ? dev->copy_local_bw : dev->copy_bw;
     T->record = s->o.trace || th < s->span_thr;

@@ -113,6 +113,8 @@ typedef struct {
   int nlinks, linkcap;
   pending_rank_t *ranks;
   int nranks, rankcap;
+  pending_rank_t *hubs;
+  int nhubs, hubcap;
   int hostcap;
   /* Open-addressing name -> device index table (size a power of two). */
   int *slots;
@@ -424,6 +426,19 @@ static int l_rank(lua_State *L) {
   return 0;
 }
 
+/* hub(dev): declare the next hub, a switch that reduces (plan.h: a plan's
+ * hub i runs on the topology's hub i). */
+static int l_hub(lua_State *L) {
+  builder_t *b = self(L);
+  if (lua_type(L, 1) != LUA_TSTRING) raise_at(L, "hub: give the switch's device name: hub \"h0.nvsw\"");
+  if (b->nhubs >= PLAN_MAX_HUBS) raise_at(L, "hub %s: more than %d hubs in all", lua_tostring(L, 1), PLAN_MAX_HUBS);
+  if (grow((void **)&b->hubs, &b->hubcap, b->nhubs + 1, sizeof *b->hubs)) return luaL_error(L, "out of memory");
+  b->hubs[b->nhubs].dev = strdup(lua_tostring(L, 1));
+  b->hubs[b->nhubs].where = dup_where(L);
+  b->nhubs++;
+  return 0;
+}
+
 double topo_proto_size_lat(const topo_proto_t *pr, double bytes) {
   int n = pr->nsize;
   if (n == 0) return 0;
@@ -664,6 +679,32 @@ done:
   return res;
 }
 
+/* The hubs a script declared (hub "dev"): each a switch of the topology. */
+static chorus_result_t resolve_hubs(builder_t *b, topo_err_t *err) {
+  topo_t *t = b->t;
+  t->hub_dev = malloc(sizeof *t->hub_dev * (b->nhubs + 1));
+  t->hub_where = calloc(b->nhubs + 1, sizeof *t->hub_where);
+  if (!t->hub_dev || !t->hub_where) return chorus_out_of_memory;
+  for (int i = 0; i < b->nhubs; i++) {
+    int d = name_find(b, b->hubs[i].dev);
+    t->hub_where[i] = b->hubs[i].where;
+    b->hubs[i].where = NULL;
+    t->nhubs++;
+    if (d < 0) {
+      snprintf(err->msg, sizeof err->msg, "%s: hub %d is '%s', which is not a declared device", t->hub_where[i], i,
+               b->hubs[i].dev);
+      return chorus_script_error;
+    }
+    if (t->devs[d].kind != TOPO_NVSWITCH && t->devs[d].kind != TOPO_SWITCH) {
+      snprintf(err->msg, sizeof err->msg, "%s: hub %d is %s, a %s; a hub is a switch that reduces (kind nvswitch or switch)",
+               t->hub_where[i], i, t->devs[d].name, topo_kind_name(t->devs[d].kind));
+      return chorus_script_error;
+    }
+    t->hub_dev[i] = d;
+  }
+  return chorus_success;
+}
+
 static chorus_result_t resolve(builder_t *b, topo_err_t *err) {
   topo_t *t = b->t;
   t->links = calloc(b->nlinks ? b->nlinks : 1, sizeof *t->links);
@@ -704,6 +745,7 @@ static chorus_result_t resolve(builder_t *b, topo_err_t *err) {
     }
     t->rank_dev[r] = d;
   }
+  TRY(resolve_hubs(b, err));
   /* Adjacency, counting sort by device. */
   t->adj_first = calloc(t->ndevs + 1, sizeof *t->adj_first);
   t->adj_link = malloc(sizeof(int) * (2 * t->nlinks + 1));
@@ -751,6 +793,14 @@ static chorus_result_t resolve(builder_t *b, topo_err_t *err) {
       return chorus_script_error;
     }
   }
+  for (int i = 0; i < t->nhubs; i++) {
+    if (topo_router_hops(r0, t->hub_dev[i]) < 0) {
+      snprintf(err->msg, sizeof err->msg, "%s: hub %d (%s) cannot reach rank 0 (on %s)", t->hub_where[i], i,
+               t->devs[t->hub_dev[i]].name, t->devs[t->rank_dev[0]].name);
+      topo_router_destroy(r0);
+      return chorus_script_error;
+    }
+  }
   topo_router_destroy(r0);
   return resolve_nics(t);
 }
@@ -760,6 +810,8 @@ static void builder_fini(builder_t *b) {
   free(b->links);
   for (int i = 0; i < b->nranks; i++) free(b->ranks[i].dev), free(b->ranks[i].where);
   free(b->ranks);
+  for (int i = 0; i < b->nhubs; i++) free(b->hubs[i].dev), free(b->hubs[i].where);
+  free(b->hubs);
   free(b->slots);
   free(b->hslots);
   for (int i = 0; i < b->nsets; i++) free(b->sets[i].key), free(b->sets[i].val);
@@ -799,6 +851,7 @@ chorus_result_t topo_load(topo_t **out, const char *file, const char *sets, topo
   define(s, &b, "device", l_device);
   define(s, &b, "link", l_link);
   define(s, &b, "rank", l_rank);
+  define(s, &b, "hub", l_hub);
   define(s, &b, "protocol", l_protocol);
   define(s, &b, "routing", l_routing);
   define(s, &b, "param", l_param);
@@ -834,6 +887,9 @@ void topo_destroy(topo_t *t) {
   for (int i = 0; i < t->nlinks; i++) free(t->links[i].where);
   for (int i = 0; i < t->nhosts; i++) free(t->hosts[i]);
   for (int i = 0; t->rank_where && i < t->nranks; i++) free(t->rank_where[i]);
+  for (int i = 0; t->hub_where && i < t->nhubs; i++) free(t->hub_where[i]);
+  free(t->hub_dev);
+  free(t->hub_where);
   free(t->devs);
   free(t->links);
   free(t->hosts);

@@ -5,7 +5,7 @@
  *
  * A topology script calls the functions the loader defines (documented in
  * topologies/README.md): device{...}, link{...}, rank(dev [, count]),
- * protocol{...}, param(name, default). Builders in topologies/lib/ wrap them.
+ * hub(dev), protocol{...}, param(name, default). Builders in topologies/lib/ wrap them.
  * Every declaration remembers the file:line that made it, so that a fault
  * found after the script ran (a link to a missing device, an unreachable
  * rank) names the line that caused it.
@@ -109,6 +109,12 @@ typedef struct {
   char **hosts;      /* [nhosts] host names, in order of first declaration */
   int *rank_dev;     /* [nranks] device of each rank */
   char **rank_where; /* [nranks] "file:line" of each placement */
+  /* Hubs (hub "dev"): switches that reduce, where a plan's hubs run (plan.h):
+   * NVLink SHARP in an NVSwitch, SHARP in an InfiniBand switch. A hub's
+   * reduction rate is its device's reduce_bw (0: free, at line rate). */
+  int nhubs;
+  int *hub_dev;      /* [nhubs] */
+  char **hub_where;  /* [nhubs] */
   topo_proto_t proto[TOPO_NUM_PROTOS];
   /* How a switch picks among equally short next hops (routing "..."):
    * TOPO_ROUTE_ECMP hashes the flow (Ethernet/RoCE), TOPO_ROUTE_DMODK

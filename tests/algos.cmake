@@ -36,6 +36,7 @@ algos_check(rd allreduce)
 algos_check(rhd allreduce)
 algos_check(direct alltoall)
 algos_check(direct allgather)
+algos_check(nvls allreduce)
 
 # Hybrid on the shapes where it is most often declined elsewhere: one rank
 # per node, and several ranks on many nodes.

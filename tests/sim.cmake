@@ -33,6 +33,9 @@ chorus_add_cli_test(topo_bad_local_copy_without_memory LABELS unit;bad RC 1
 chorus_add_cli_test(topo_bad_forward_bw_endpoint LABELS unit;bad RC 1
   REGEX "topo_forward_bw_endpoint.lua:2: device g0: forward_bw is what routes through a device share, and no route passes through a gpu"
   COMMAND topo check ${bad}/topo_forward_bw_endpoint.lua)
+chorus_add_cli_test(topo_bad_hub_not_a_switch LABELS unit;bad RC 1
+  REGEX "topo_hub_not_switch.lua:4: hub 0 is g0, a gpu; a hub is a switch that reduces \\(kind nvswitch or switch\\)"
+  COMMAND topo check ${bad}/topo_hub_not_switch.lua)
 chorus_add_cli_test(topo_bad_size_latency LABELS unit;bad RC 1
   REGEX "topo_size_latency.lua:5: protocol simple: latency_by_size: sizes must grow \\('2KiB' after 4096 B\\)"
   COMMAND topo check ${bad}/topo_size_latency.lua)
@@ -45,6 +48,24 @@ chorus_add_cli_test(topo_bad_set_parameter LABELS unit;bad RC 1
 chorus_add_cli_test(sim_needs_topology LABELS unit;bad RC 2 REGEX "give the cluster with --topo FILE"
   COMMAND sim allreduce)
 
+# A switch that reduces (a hub, plan.h), a closed form: 4 ranks each send
+# 64 KiB (one step) to the hub over their own 1 GB/s, 1 us link (66.536 us),
+# the hub copies the first and reduces the other three at 1 GB/s (3 x
+# 65.536 us), then sends the sum to the 4 ranks at once (66.536 us):
+# 329.680 us (tests/topo/hub_star.lua, tests/algos/hub_sum.lua).
+chorus_add_cli_test(sim_hub_reduces_in_the_switch LABELS unit REGEX " 329\\.68 "
+  COMMAND sim allreduce --topo ${CMAKE_CURRENT_SOURCE_DIR}/topo/hub_star.lua
+          -a ${CMAKE_CURRENT_SOURCE_DIR}/algos/hub_sum.lua -c 1 -b 64K -e 64K --steps-per-chunk 1)
+# NVLS needs an NVSwitch that reduces (Hopper and newer): on A100 the
+# simulator says so rather than predicting a machine that cannot exist.
+chorus_add_cli_test(sim_nvls_needs_a_switch_that_reduces LABELS unit;bad RC 1
+  REGEX "algorithm nvls reduces in 1 switch \\(hubs\\) but .*dgx-h100.lua declares 0"
+  COMMAND sim allreduce --topo dgx-h100 --set gpu=a100 -a nvls -b 1M -e 1M)
+# The engine refuses a plan with a hub, naming the simulator as the place
+# to run it.
+chorus_add_cli_test(engine_refuses_a_switch_that_reduces LABELS unit;bad RC 1
+  REGEX "algorithm nvls reduces in a switch \\(1 hub\\): the simulator predicts it"
+  COMMAND perf allreduce -n 2 -a nvls -b 64K -e 64K -i 1 -w 0)
 # A device's step_overhead, a closed form: a 4 MiB ring broadcast on 3 star
 # nodes at 1 GB/s, 4 steps of t = 1 MiB / 1 GB/s = 1048.576 us, no latency.
 # Without the overhead the steps pipeline: 5t. With step_overhead = t each

@@ -16,8 +16,8 @@ static void check_plan(const plan_t *p) {
   FUZZ_ASSERT(p->nchunks >= 1);
   for (size_t i = 0; i < (size_t)p->nops; i++) {
     const plan_op_t *op = &p->ops[i];
-    FUZZ_ASSERT(op->recv_peer >= -1 && op->recv_peer < p->nranks);
-    FUZZ_ASSERT(op->send_peer >= -1 && op->send_peer < p->nranks);
+    FUZZ_ASSERT(op->recv_peer >= -1 && op->recv_peer < plan_nparts(p));
+    FUZZ_ASSERT(op->send_peer >= -1 && op->send_peer < plan_nparts(p));
     FUZZ_ASSERT(op->src_buf < PLAN_NUM_BUFS && op->dst_buf < PLAN_NUM_BUFS);
   }
   verify_result_t vr;

@@ -55,13 +55,13 @@ end
 -- GB/s NVLink3 link on A100, 20.6 of 25 on NVLink4, 40.1 of 50 on NVLink5;
 -- shared/NCCL-MODEL.md section 1). NCCL's figures, not fitted here.
 M.gpus = {
-  b200 = { nvlink_bw = "900GB/s", pcie_bw = "128GB/s", nic_bw = "800Gb/s", reduce_bw = "2660GB/s",
+  b200 = { nvls = true, nvlink_bw = "900GB/s", pcie_bw = "128GB/s", nic_bw = "800Gb/s", reduce_bw = "2660GB/s",
            copy_bw = "4000GB/s", op_overhead = "0.1us", nvlink_eff = 0.92 * (40.1 / 50) / (20.6 / 25) },
-  h200 = { nvlink_bw = "450GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1600GB/s",
+  h200 = { nvls = true, nvlink_bw = "450GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1600GB/s",
            copy_bw = "2400GB/s", op_overhead = "0.1us", nvlink_eff = 0.92 },
-  h100 = { nvlink_bw = "450GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1100GB/s",
+  h100 = { nvls = true, nvlink_bw = "450GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1100GB/s",
            copy_bw = "1650GB/s", op_overhead = "0.1us", nvlink_eff = 0.92 },
-  h800 = { nvlink_bw = "200GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1100GB/s",
+  h800 = { nvls = true, nvlink_bw = "200GB/s", pcie_bw = "64GB/s", nic_bw = "400Gb/s", reduce_bw = "1100GB/s",
            copy_bw = "1650GB/s", op_overhead = "0.1us", nvlink_eff = 0.92 },
   a100 = { nvlink_bw = "300GB/s", pcie_bw = "32GB/s", nic_bw = "200Gb/s", reduce_bw = "670GB/s",
            copy_bw = "1000GB/s", op_overhead = "0.1us", nvlink_eff = 0.92 * 20.0 / 20.6 },
@@ -113,7 +113,9 @@ function M.nvswitch_host(o)
   local nv_eff, pcie_eff = effs(o)
   local nvlink, pcie = M.derate(o.nvlink_bw, nv_eff), M.derate(o.pcie_bw, pcie_eff)
   local out = { gpus = {}, nics = {} }
-  device { name = h .. ".nvsw", kind = "nvswitch", host = h }
+  device { name = h .. ".nvsw", kind = "nvswitch", host = h, reduce_bw = o.nvls and o.nvls_reduce_bw or nil }
+  -- NVLink SHARP (Hopper and newer): the switch reduces, a plan's hub.
+  if o.nvls then hub(h .. ".nvsw") end
   device { name = h .. ".cpu0", kind = "cpu", host = h }
   device { name = h .. ".cpu1", kind = "cpu", host = h }
   link { h .. ".cpu0", h .. ".cpu1", bw = o.socket_bw or "64GB/s", lat = "0.3us" }

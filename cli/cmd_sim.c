@@ -465,8 +465,10 @@ static int run_point(sim_cmd_t *x, size_t count, size_t bytes, int last) {
   chorus_result_t r = chorus_success;
   if (proto == PROTO_AUTO) {
     double best = INFINITY;
-    for (int p = 0; p < TOPO_NUM_PROTOS && r == chorus_success; p++)
+    for (int p = 0; p < TOPO_NUM_PROTOS && r == chorus_success; p++) {
+      if (x->p->nhubs && !topo_proto_runs_hubs(&x->t->proto[p])) continue; /* NVLS: Simple alone */
       if ((r = simulate(x, count, p, NULL)) == chorus_success && x->res.time < best) best = x->res.time, proto = p;
+    }
     if (r == chorus_success && (proto != TOPO_NUM_PROTOS - 1 || tr)) r = simulate(x, count, proto, tr);
     size_t used = strlen(x->picked);
     if (r == chorus_success && used + 48 < sizeof x->picked)

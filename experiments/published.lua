@@ -14,7 +14,10 @@
 -- of DDR5-4800 per socket) x 0.8 (topologies/pcie-8gpu.lua); its 4-GPU run
 -- is GPUs 0-3 of that box (nccl-tests -g 4: the first four, one socket). The Blackwell host's
 -- 16 is assumed (Blackwell's speed table is not derived there).
--- Every point is a ring (forced, or NCCL's choice on these systems); NCCL
+-- Every point is a ring (forced, or NCCL's choice on these systems) but the
+-- two 8 x H100 plateaus NCCL reaches with NVLink SHARP by default, which
+-- algos/nvls.lua predicts (its 16 channels: NCCL's NVLS count on Hopper,
+-- shared/NCCL-MODEL.md section 3). NCCL
 -- picks its protocol per size by its cost model, so the prediction is, per
 -- size, the fastest of the ring under Simple, LL and LL128 (proto = "auto"),
 -- each with NCCL's per-step overhead and base latency and cut as NCCL cuts
@@ -27,6 +30,9 @@ local runs = {
   { label = "a100-1node-nt175", topology = "dgx-h100.lua", set = "gpu=a100", ranks = 8, channels = 24 },
   { label = "a100-pcie-nvlink-bridge", topology = "dgx-h100.lua", set = "gpu=a100,gpus=2", ranks = 2, channels = 24 },
   { label = "azure-nd-gb200-v6", topology = "dgx-h100.lua", set = "gpu=b200,gpus=4", ranks = 4, channels = 16 },
+  { label = "h100-1node-nvls", topology = "dgx-h100.lua", set = "gpu=h100", ranks = 8, channels = 16, algo = "nvls" },
+  { label = "h100-1node-nvls-nt290", topology = "dgx-h100.lua", set = "gpu=h100", ranks = 8, channels = 16,
+    algo = "nvls" },
   { label = "dgx-a100-8hdr-2node", topology = "dgx-cluster.lua", set = "gpu=a100,nodes=2", ranks = 16,
     channels = 16 },
   { label = "a100-4hdr-2node", topology = "dgx-cluster.lua", set = "gpu=a100,nodes=2,nics=4", ranks = 16,
@@ -42,9 +48,9 @@ local runs = {
 }
 return {
   name = "published",
-  description = "Predicted ring allreduce busbw, per size under the protocol NCCL would pick (the fastest predicted), "
-    .. "against 21 published nccl-tests points (NVLink, InfiniBand with 8 and "
-    .. "fewer NICs, PCIe), each with its source.",
+  description = "Predicted allreduce busbw (ring, or NVLS where NCCL uses NVLink SHARP), per size under the "
+    .. "protocol NCCL would pick (the fastest predicted), against 23 published nccl-tests points (NVLink, "
+    .. "NVLink SHARP, InfiniBand with 8 and fewer NICs, PCIe), each with its source.",
   testbed = "published",
   data = "published/allreduce.csv",
   topology = "dgx-h100.lua",

@@ -13,7 +13,8 @@
 -- NCCL would pick LL or LL128 below a few MiB (published.lua predicts so,
 -- with proto = "auto"), so the small sizes here are the Simple protocol's,
 -- not NCCL's choice; auto would triple the experiment's 20 minutes.
--- NVLS and NVLS-tree are not modelled yet (in-switch reduction).
+-- NVLS-tree is not modelled yet (in-switch reduction across hosts); NVLS on
+-- one host is (algos/nvls.lua) but is not part of this sweep.
 local runs = {}
 for _, oversub in ipairs { 1, 2, 4 } do
   for _, nodes in ipairs { 1, 4, 16, 64, 256, 1024, 2048 } do

@@ -116,6 +116,8 @@ typedef struct {
   uint32_t piece, npieces;
   /* the rank's device's costs, copied: the topology is not in the cache */
   double reduce_bw, copy_bw, op_overhead, lcopy_bw; /* lcopy_bw: copy_local_bw, or copy_bw */
+  double dev_overhead;                              /* its device's step_overhead alone: a step from a hub's */
+  double ovh;                                       /* the current op's per-step overhead */
   double step_overhead;                             /* per received step, before its bytes' cost (which
                                                      * connections it then moves itself: sim_conn_t.own) */
   double channel_wake;                              /* a channel's hand-over at a call's start and end */
@@ -561,9 +563,9 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
   }
   if (p->nhubs > t->nhubs) {
     snprintf(err, errlen,
-             "algorithm %s reduces in %d switch%s (hubs) but %s declares %d: a topology names each switch that "
-             "reduces with hub \"device\" (NVLink SHARP needs an NVSwitch that reduces: gpu h100 or newer)",
-             p->algo, p->nhubs, p->nhubs == 1 ? "" : "es", t->path, t->nhubs);
+             "algorithm %s needs %d hub%s (a switch that reduces) but %s declares %d: a topology names them with "
+             "hub \"device\" (NVLink SHARP needs an NVSwitch that reduces: gpu h100 or newer)",
+             p->algo, p->nhubs, p->nhubs == 1 ? "" : "s", t->path, t->nhubs);
     return chorus_invalid_argument;
   }
   sim_t *s = calloc(1, sizeof *s);
@@ -844,7 +846,12 @@ static inline int op_start(sim_t *s, int th, sim_thr_t *T) {
   T->cur = T->win[T->op - T->wbase];
   if (T->record) T->t_op = s->now, T->t_work = -1;
   double bw = op->flags & OPF_REDUCES ? T->reduce_bw : T->copy_bw;
-  if (bw != T->bw) T->bw = bw, T->cost_v = UINT32_MAX;
+  /* A step from a hub costs no protocol overhead (topo_proto_t.hub_lat). */
+  double ovh = op->in >= 0 && op->code != PLAN_OP_SEND && op->code != PLAN_OP_COPY &&
+                       plan_is_hub(s->p, conn(s, op->in)->src_thr / s->p->nchannels)
+                   ? T->dev_overhead
+                   : T->step_overhead;
+  if (bw != T->bw || ovh != T->ovh) T->bw = bw, T->ovh = ovh, T->cost_v = UINT32_MAX;
   if (op->code == PLAN_OP_SEND || op->code == PLAN_OP_COPY) {
     T->len = (uint64_t)chunk_len(s, th, T, op->src_buf, op->src_chunk);
     T->psize = piece_size(s, T->len);
@@ -975,7 +982,7 @@ static inline int run_recv(sim_t *s, int th, sim_thr_t *T) {
     /* Steps of one op are mostly of one size: their cost is kept. */
     if ((v & ~SLOT_LAST) != T->cost_v) {
       T->cost_v = v & ~SLOT_LAST;
-      T->cost = T->step_overhead + (T->bw > 0 ? (double)T->cost_v / T->bw : 0);
+      T->cost = T->ovh + (T->bw > 0 ? (double)T->cost_v / T->bw : 0);
       T->costq = T->cost > 0 ? (int8_t)sim_evq_fifo(&s->evq, T->cost) : -1;
     }
     if (T->cost > 0) {
@@ -1226,6 +1233,7 @@ static void start_threads(sim_t *s) {
     T->reduce_bw = dev->reduce_bw, T->copy_bw = dev->copy_bw, T->op_overhead = dev->op_overhead;
     /* A hub is a switch's hardware: no GPU channel's per-step flag and fence. */
     T->step_overhead = plan_is_hub(p, rank) ? 0 : dev->step_overhead + s->t->proto[s->o.proto].overhead;
+    T->dev_overhead = plan_is_hub(p, rank) ? 0 : dev->step_overhead;
     T->channel_wake = dev->channel_wake;
     T->lcopy_bw = dev->copy_local_bw > 0 ? dev->copy_local_bw : dev->copy_bw;
     T->record = s->o.trace || th < s->span_thr;
@@ -1276,7 +1284,10 @@ static chorus_result_t set_up_queues(sim_t *s) {
     if (pr->size_lat_s[i] > size_max) size_max = pr->size_lat_s[i];
   double maxlat = 0;
   for (int c = 0; c < s->nconn; c++) {
-    conn(s, c)->lat = s->cinfo[c].route_lat + step_lat + s->cinfo[c].nic_share * net_extra;
+    /* A step to or from a hub pays no protocol latency (topo_proto_t.hub_lat). */
+    int hub = plan_is_hub(s->p, conn(s, c)->src_thr / s->p->nchannels) ||
+              plan_is_hub(s->p, conn(s, c)->dst_thr / s->p->nchannels);
+    conn(s, c)->lat = s->cinfo[c].route_lat + (hub ? 0 : step_lat + s->cinfo[c].nic_share * net_extra);
     if (conn(s, c)->lat + size_max > maxlat) maxlat = conn(s, c)->lat + size_max;
   }
   /* The events the FIFOs cannot hold are arrivals a receiver saw coming,
@@ -1363,6 +1374,13 @@ static void deadlock_message(const sim_t *s, char *err, size_t errlen) {
 
 chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t *res, char *err, size_t errlen) {
   memset(res, 0, sizeof *res);
+  if (s->p->nhubs && !topo_proto_runs_hubs(&s->t->proto[s->o.proto])) {
+    snprintf(err, errlen,
+             "algorithm %s reduces in a switch (hubs), which %s runs under no protocol but those that give "
+             "hub_latency (NCCL runs NVLS on Simple alone), not %s",
+             s->p->algo, s->t->path, topo_proto_name((topo_proto_id_t)s->o.proto));
+    return chorus_invalid_argument;
+  }
   TRY(sim_geometry(s, count, dt, err, errlen));
   s->eff = s->t->proto[s->o.proto].efficiency;
   size_memories(s, count);
@@ -1376,8 +1394,9 @@ chorus_result_t sim_run(sim_t *s, size_t count, chorus_dtype_t dt, sim_result_t 
   if (s->o.trace) fprintf(s->o.trace, "\n]}\n");
   collect(s, res);
   /* The protocol's fixed cost of a call, outside the replay. */
-  res->time += s->t->proto[s->o.proto].base;
-  res->first += s->t->proto[s->o.proto].base;
+  double call = topo_proto_call_cost(&s->t->proto[s->o.proto], s->p->nhubs > 0);
+  res->time += call;
+  res->first += call;
   if (s->fault != chorus_success) {
     snprintf(err, errlen, "out of memory during the simulation");
     return s->fault;

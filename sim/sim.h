@@ -37,6 +37,12 @@
  *    another (NCCL's Simple protocol: flag wait, copy, fence, post per step);
  *  - every call costs the protocol's base (a fixed cost, NCCL's launch and
  *    set-up), added to its time after the replay;
+ *  - a plan's hubs (plan.h: a switch that reduces) run on the topology's
+ *    hubs, with their device's reduce_bw and no per-step overhead; what a
+ *    rank sends a hub the switch pulls (the rank does not move it itself);
+ *    steps to and from a hub pay no protocol latency or overhead, and a
+ *    call with hubs pays the protocol's hub_latency instead of its base
+ *    (NCCL times NVLS by one latency per call);
  *  - every op costs its device's op_overhead before it starts; a copy costs
  *    bytes / copy_bw;
  *  - a rank's channels end each call together (calls back to back: the

@@ -426,16 +426,21 @@ static int l_rank(lua_State *L) {
   return 0;
 }
 
-/* hub(dev): declare the next hub, a switch that reduces (plan.h: a plan's
- * hub i runs on the topology's hub i). */
+/* hub(dev [, count]): declare the next hub(s), a switch that reduces
+ * (plan.h: a plan's hub i runs on the topology's hub i). */
 static int l_hub(lua_State *L) {
   builder_t *b = self(L);
   if (lua_type(L, 1) != LUA_TSTRING) raise_at(L, "hub: give the switch's device name: hub \"h0.nvsw\"");
-  if (b->nhubs >= PLAN_MAX_HUBS) raise_at(L, "hub %s: more than %d hubs in all", lua_tostring(L, 1), PLAN_MAX_HUBS);
-  if (grow((void **)&b->hubs, &b->hubcap, b->nhubs + 1, sizeof *b->hubs)) return luaL_error(L, "out of memory");
-  b->hubs[b->nhubs].dev = strdup(lua_tostring(L, 1));
-  b->hubs[b->nhubs].where = dup_where(L);
-  b->nhubs++;
+  int count = (int)luaL_optinteger(L, 2, 1);
+  if (count < 1 || b->nhubs > PLAN_MAX_HUBS - count)
+    raise_at(L, "hub %s: count must be 1 or more, and %d hubs in all at most", lua_tostring(L, 1), PLAN_MAX_HUBS);
+  char *where = dup_where(L);
+  for (int i = 0; i < count; i++) {
+    if (grow((void **)&b->hubs, &b->hubcap, b->nhubs + 1, sizeof *b->hubs)) return luaL_error(L, "out of memory");
+    b->hubs[b->nhubs].dev = strdup(lua_tostring(L, 1));
+    b->hubs[b->nhubs].where = i == 0 ? where : strdup(where);
+    b->nhubs++;
+  }
   return 0;
 }
 
@@ -481,8 +486,8 @@ static void parse_size_lat(lua_State *L, topo_proto_t *pr, const char *text, con
 /* protocol{ "LL", latency = "0.6us", net_latency = "2.7us", efficiency = 0.5, overhead = "1us",
  *           base = "6.6us", latency_by_size = "4KiB:0.4us 32KiB:0.3us" } */
 static int l_protocol(lua_State *L) {
-  static const char *const fields[] = {"latency", "net_latency", "efficiency", "overhead", "base", "latency_by_size",
-                                       NULL};
+  static const char *const fields[] = {"latency",         "net_latency", "efficiency", "overhead", "base",
+                                       "latency_by_size", "hub_latency", NULL};
   builder_t *b = self(L);
   luaL_checktype(L, 1, LUA_TTABLE);
   check_fields(L, 1, "protocol", fields);
@@ -497,6 +502,8 @@ static int l_protocol(lua_State *L) {
   opt_unit(L, 1, "overhead", 't', &pr->overhead, what);
   pr->has_net_lat = opt_unit(L, 1, "net_latency", 't', &pr->net_lat, what);
   opt_unit(L, 1, "base", 't', &pr->base, what);
+  pr->has_hub_lat = opt_unit(L, 1, "hub_latency", 't', &pr->hub_lat, what);
+  pr->declared = 1;
   lua_getfield(L, 1, "latency_by_size");
   if (lua_type(L, -1) == LUA_TSTRING) parse_size_lat(L, pr, lua_tostring(L, -1), what);
   else if (!lua_isnil(L, -1))

@@ -87,6 +87,14 @@ typedef struct {
                       * bytes, on top of its device's step_overhead (NCCL's per-step overhead: a
                       * GPU channel's flag wait, fence and post) */
   double base;       /* seconds added to every call (NCCL's base latency: launch and set-up) */
+  /* A plan with hubs (a switch that reduces, plan.h) runs under a declared
+   * protocol only when it gives hub_latency (NCCL runs NVLS on Simple
+   * alone): its calls then pay hub_latency instead of base, and its steps to
+   * and from a hub pay neither step_lat nor overhead (NCCL times NVLS by
+   * one latency per call, no per-step cost). A protocol the topology does
+   * not declare runs them with base. */
+  double hub_lat;
+  int declared, has_hub_lat;
   /* latency_by_size: seconds added to a step of a given size on top of
    * step_lat (a step's first lines fetched from another core's cache,
    * which chorus calibrate reads off the shm ping-pong), at sizes
@@ -95,6 +103,13 @@ typedef struct {
   int nsize;
   double size_bytes[TOPO_SIZE_LAT_MAX], size_lat_s[TOPO_SIZE_LAT_MAX];
 } topo_proto_t;
+
+/* Whether a plan with hubs may run under protocol pr (topo_proto_t.hub_lat),
+ * and the fixed cost of its calls then. */
+static inline int topo_proto_runs_hubs(const topo_proto_t *pr) { return !pr->declared || pr->has_hub_lat; }
+static inline double topo_proto_call_cost(const topo_proto_t *pr, int hubs) {
+  return hubs && pr->has_hub_lat ? pr->hub_lat : pr->base;
+}
 
 /* A step of `bytes`' latency on top of step_lat (0 without latency_by_size). */
 double topo_proto_size_lat(const topo_proto_t *pr, double bytes);

@@ -56,15 +56,29 @@ chorus_add_cli_test(sim_needs_topology LABELS unit;bad RC 2 REGEX "give the clus
 chorus_add_cli_test(sim_hub_reduces_in_the_switch LABELS unit REGEX " 329\\.68 "
   COMMAND sim allreduce --topo ${CMAKE_CURRENT_SOURCE_DIR}/topo/hub_star.lua
           -a ${CMAKE_CURRENT_SOURCE_DIR}/algos/hub_sum.lua -c 1 -b 64K -e 64K --steps-per-chunk 1)
+# The same under a protocol whose steps cost 10 us of latency and 5 us of
+# overhead and whose calls cost 100 us: a hub's steps pay none of it, and
+# the call pays hub_latency (7 us) instead of base: 336.68 us.
+chorus_add_cli_test(sim_hub_steps_pay_the_hub_latency LABELS unit REGEX " 336\\.68 "
+  COMMAND sim allreduce --topo ${CMAKE_CURRENT_SOURCE_DIR}/topo/hub_star.lua
+          --set step_lat=10us,overhead=5us,base=100us,hub_latency=7us
+          -a ${CMAKE_CURRENT_SOURCE_DIR}/algos/hub_sum.lua -c 1 -b 64K -e 64K --steps-per-chunk 1)
+# NVLS runs on Simple alone: a declared protocol without hub_latency refuses
+# a plan with hubs, and -p auto leaves it out.
+chorus_add_cli_test(sim_nvls_runs_on_simple_alone LABELS unit;bad RC 1
+  REGEX "algorithm nvls reduces in a switch \\(hubs\\), which .*dgx-h100.lua runs under no protocol but those that give hub_latency .*, not LL"
+  COMMAND sim allreduce --topo dgx-h100 -a nvls -p LL -b 1M -e 1M)
+chorus_add_cli_test(sim_nvls_auto_is_simple LABELS unit REGEX "protocol per size \\(-p auto\\): 1048576 simple, 2097152 simple"
+  COMMAND sim allreduce --topo dgx-h100 -a nvls -p auto -b 1M -e 2M)
 # NVLS needs an NVSwitch that reduces (Hopper and newer): on A100 the
 # simulator says so rather than predicting a machine that cannot exist.
 chorus_add_cli_test(sim_nvls_needs_a_switch_that_reduces LABELS unit;bad RC 1
-  REGEX "algorithm nvls reduces in 1 switch \\(hubs\\) but .*dgx-h100.lua declares 0"
+  REGEX "algorithm nvls needs 8 hubs \\(a switch that reduces\\) but .*dgx-h100.lua declares 0"
   COMMAND sim allreduce --topo dgx-h100 --set gpu=a100 -a nvls -b 1M -e 1M)
 # The engine refuses a plan with a hub, naming the simulator as the place
 # to run it.
 chorus_add_cli_test(engine_refuses_a_switch_that_reduces LABELS unit;bad RC 1
-  REGEX "algorithm nvls reduces in a switch \\(1 hub\\): the simulator predicts it"
+  REGEX "algorithm nvls reduces in a switch \\(2 hubs\\): the simulator predicts it"
   COMMAND perf allreduce -n 2 -a nvls -b 64K -e 64K -i 1 -w 0)
 # A device's step_overhead, a closed form: a 4 MiB ring broadcast on 3 star
 # nodes at 1 GB/s, 4 steps of t = 1 MiB / 1 GB/s = 1048.576 us, no latency.

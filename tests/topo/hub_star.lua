@@ -3,6 +3,11 @@
 -- With tests/algos/hub_sum.lua and one step per chunk, a 64 KiB allreduce
 -- takes 2 x (65.536 + 1) us on the wire plus 3 x 65.536 us of reduction
 -- in the switch (the first input is copied, free): 329.680 us.
+-- Its Simple protocol takes its costs from --set: a step to or from a hub
+-- pays neither latency nor overhead, and a call with hubs pays hub_latency
+-- instead of base (sim/topo.h).
+protocol { "simple", latency = param("step_lat", "0us"), overhead = param("overhead", "0us"),
+           base = param("base", "0us"), hub_latency = param("hub_latency", "0us") }
 device { name = "sw", kind = "switch", reduce_bw = "1GB/s" }
 hub "sw"
 for i = 0, 3 do

@@ -31,6 +31,12 @@ M.overhead = { simple = "3us", LL = "1us", LL128 = "1us" }
 -- protocol that is fastest, as NCCL's tuner does by its own model.
 M.base = { simple = "8.4us", LL = "6.6us", LL128 = "14us" }
 
+-- NVLS (a switch that reduces, algos/nvls.lua) runs on Simple alone, and
+-- NCCL times it by one latency per call with no per-step cost: base 0 plus
+-- the NVLink row's NVLS latency, 25 us (tuning.cc hwLat; NCCL-MODEL.md
+-- section 4). The protocol's hub_latency (sim/topo.h).
+M.hub_latency = "25us"
+
 -- fabric: what a step inside a node crosses (nvlink or pcie); a step whose
 -- route crosses a NIC pays the network's row instead, as NCCL's ring
 -- latency charges its network steps (NCCL-MODEL.md section 4).
@@ -38,7 +44,7 @@ function M.protocols(fabric)
   local l = M.latency[fabric] or error("cluster.protocols: fabric is nvlink, pcie or net", 2)
   local n, o, b = M.latency.net, M.overhead, M.base
   protocol { "simple", latency = l.simple, net_latency = n.simple, efficiency = 1.0, overhead = o.simple,
-             base = b.simple }
+             base = b.simple, hub_latency = M.hub_latency }
   protocol { "LL", latency = l.LL, net_latency = n.LL, efficiency = 0.5, overhead = o.LL, base = b.LL }
   protocol { "LL128", latency = l.LL128, net_latency = n.LL128, efficiency = 120 / 128, overhead = o.LL128,
              base = b.LL128 }
@@ -115,7 +121,8 @@ function M.nvswitch_host(o)
   local out = { gpus = {}, nics = {} }
   device { name = h .. ".nvsw", kind = "nvswitch", host = h, reduce_bw = o.nvls and o.nvls_reduce_bw or nil }
   -- NVLink SHARP (Hopper and newer): the switch reduces, a plan's hub.
-  if o.nvls then hub(h .. ".nvsw") end
+  -- One hub per GPU: the switch reduces for every GPU at once (algos/nvls.lua).
+  if o.nvls then hub(h .. ".nvsw", g) end
   device { name = h .. ".cpu0", kind = "cpu", host = h }
   device { name = h .. ".cpu1", kind = "cpu", host = h }
   link { h .. ".cpu0", h .. ".cpu1", bw = o.socket_bw or "64GB/s", lat = "0.3us" }

@@ -38,6 +38,7 @@ end
 return {
   name = "hybrid",
   collectives = { "allreduce" },
+  rails = true, -- local rank l talks across nodes through its own NIC l
   supports = function(ctx)
     if not hier.even(ctx) then return false, "hybrid needs the same number of ranks on every node" end
     inter_kind(ctx)

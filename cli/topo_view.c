@@ -34,7 +34,7 @@ static void path_class(const topo_t *t, topo_pathfinder_t *pf, int32_t *res, int
     return;
   }
   double lat;
-  int n = topo_route_conn(pf, i, j, 0, res, &lat);
+  int n = topo_route_conn(pf, i, j, 0, 0, res, &lat);
   if (n < 0) {
     snprintf(buf, len, n == -1 ? "-" : "?");
     return;

@@ -114,6 +114,11 @@ typedef struct {
    * Their programs follow the ranks' in progs. The simulator places hub i on
    * the topology's hub i; the engine cannot run a plan with hubs. */
   int nhubs;
+  /* 1: each rank's traffic between nodes goes through its own nearest NIC
+   * (its rail) on every channel, as a hierarchical script's rails do; 0:
+   * channel c's through NIC c mod k, as NCCL binds a ring's channel to one
+   * NIC per host (sim/topo_route.h). The script's 'rails' field. */
+  int rail_nics;
   plan_shape_t shape;
   int nfiles;
   char *files[PLAN_MAX_FILES]; /* script paths ops point into */

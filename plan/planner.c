@@ -735,6 +735,32 @@ static chorus_result_t run_programs(planner_t *pl, int lo, int hi, planner_err_t
   return r;
 }
 
+/* The script's optional 'hubs' (a plan's switches that reduce) and
+ * 'rails' (each rank's traffic between nodes through its own NIC). */
+static chorus_result_t read_hubs_and_rails(planner_t *pl, plan_t *p, planner_err_t *err) {
+  int nhubs;
+  chorus_result_t r = eval_int_field(pl, "hubs", 0, 0, PLAN_MAX_HUBS, &nhubs, err);
+  if (r != chorus_success) return r;
+  if (nhubs && (r = plan_set_hubs(p, nhubs)) != chorus_success) {
+    set_err(err, "cannot give the plan %d hubs: %s", nhubs, chorus_result_string(r));
+    return r;
+  }
+  lua_State *L = sbx_state(pl->sbx);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, pl->fields_ref);
+  set_field_int(L, "nhubs", nhubs);
+  lua_pop(L, 1);
+  push_script_field(pl, "rails");
+  int rails_type = lua_type(L, -1);
+  p->rail_nics = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  if (rails_type != LUA_TNIL && rails_type != LUA_TBOOLEAN) {
+    set_err(err, "%s: 'rails' must be true or false (each rank's traffic between nodes through its own NIC)",
+            base_name(pl->path));
+    return chorus_script_error;
+  }
+  return chorus_success;
+}
+
 /* Plan the programs of ranks lo .. hi-1 (the others stay empty). */
 static chorus_result_t plan_range(planner_t *pl, const planner_req_t *req, int lo, int hi, plan_t **out,
                                   planner_err_t *err) {
@@ -806,17 +832,8 @@ static chorus_result_t plan_range(planner_t *pl, const planner_req_t *req, int l
   ctx_set_plan(pl);
   r = eval_int_field(pl, "scratch", 0, 0, PLAN_MAX_CHUNKS, &p->scratch_chunks, err);
   if (r != chorus_success) goto fail;
-  int nhubs;
-  r = eval_int_field(pl, "hubs", 0, 0, PLAN_MAX_HUBS, &nhubs, err);
+  r = read_hubs_and_rails(pl, p, err);
   if (r != chorus_success) goto fail;
-  if (nhubs && (r = plan_set_hubs(p, nhubs)) != chorus_success) {
-    set_err(err, "cannot give the plan %d hubs: %s", nhubs, chorus_result_string(r));
-    goto fail;
-  }
-  lua_State *L = sbx_state(pl->sbx);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, pl->fields_ref);
-  set_field_int(L, "nhubs", nhubs);
-  lua_pop(L, 1);
   pl->in_chunks = p->in_units * p->nchunks;
   pl->out_chunks = p->out_units * p->nchunks;
   pl->fuse = !req->no_fuse;

@@ -5,6 +5,8 @@
  *   collectives  list of collective names it implements
  *   chunks       number, or function(ctx) -> chunks per unit per loop
  *   scratch      number or function(ctx) -> scratch chunks (default 0)
+ *   rails        true: each rank's traffic between nodes goes through its own
+ *                nearest NIC on every channel (plan.h rail_nics; default false)
  *   hubs         number or function(ctx) -> hubs, participants beyond the
  *                ranks that hold only SCRATCH: a switch that reduces
  *                (default 0; plan.h)

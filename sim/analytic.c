@@ -39,7 +39,7 @@ static chorus_result_t ring_bottleneck(const topo_t *t, int n, int nch, const in
     for (int i = 0; i < n && r == chorus_success; i++) {
       int src = ring[i], dst = ring[(i + 1) % n];
       double l;
-      int len = topo_route_conn(pf, src, dst, ch, buf, &l);
+      int len = topo_route_conn(pf, src, dst, ch, 0, buf, &l);
       if (len == -2) {
         r = chorus_out_of_memory;
         break;

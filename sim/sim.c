@@ -360,7 +360,7 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
       int hub = plan_is_hub(p, sr) || plan_is_hub(p, dr);
       int cross = via_nics && !hub && t->devs[s->pdev[sr]].host != t->devs[d].host;
       int len = hub && pairs        ? topo_route_pair(pf, s->pdev[sr], d, key, buf, &lat)
-                : pairs || cross    ? topo_route_conn(pf, sr, dr, ch, buf, &lat)
+                : pairs || cross    ? topo_route_conn(pf, sr, dr, ch, p->rail_nics, buf, &lat)
                                     : topo_router_route(r, s->pdev[sr], key, buf, &lat);
       if (len == -2) {
         res = chorus_out_of_memory;
@@ -553,6 +553,35 @@ static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
   return chorus_success;
 }
 
+/* Where a plan's hubs run. When they divide evenly among its nodes, hub i
+ * belongs to node i / (nhubs / nnodes) (a script declares its hubs node by
+ * node) and runs on the (i mod that)-th hub of that node's host, so that a
+ * node's hubs are its own host's switch whatever else the topology holds;
+ * otherwise hub i runs on the topology's hub i. */
+static chorus_result_t place_hubs(sim_t *s, char *err, size_t errlen) {
+  const topo_t *t = s->t;
+  const plan_t *p = s->p;
+  int nn = p->shape.nnodes, per = p->nhubs % nn == 0 ? p->nhubs / nn : 0;
+  for (int i = 0; i < p->nhubs; i++) {
+    if (!per) {
+      s->pdev[p->nranks + i] = t->hub_dev[i];
+      continue;
+    }
+    int node = i / per, want = i % per, host = t->devs[t->rank_dev[p->shape.node_first[node]]].host, k = -1;
+    for (int h = 0; h < t->nhubs && want >= 0; h++)
+      if (t->devs[t->hub_dev[h]].host == host && want-- == 0) k = h;
+    if (k < 0) {
+      snprintf(err, errlen,
+               "algorithm %s needs %d hubs (a switch that reduces) on each of its %d nodes, but the host of node %d "
+               "(%s) has fewer in %s",
+               p->algo, per, nn, node, host >= 0 ? t->hosts[host] : "none", t->path);
+      return chorus_invalid_argument;
+    }
+    s->pdev[p->nranks + i] = t->hub_dev[k];
+  }
+  return chorus_success;
+}
+
 static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o,
                                      const double *fixed_cap, double fixed_lat, double fixed_nic_share, char *err,
                                      size_t errlen) {
@@ -570,15 +599,20 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
   }
   sim_t *s = calloc(1, sizeof *s);
   if (!s) return chorus_out_of_memory;
+  s->t = t;
+  s->p = p;
   s->pdev = malloc(sizeof *s->pdev * ((size_t)plan_nparts(p) + 1));
   if (!s->pdev) {
     free(s);
     return chorus_out_of_memory;
   }
-  for (int r = 0; r < plan_nparts(p); r++) s->pdev[r] = plan_is_hub(p, r) ? t->hub_dev[r - p->nranks] : t->rank_dev[r];
+  for (int r = 0; r < p->nranks; r++) s->pdev[r] = t->rank_dev[r];
+  if (place_hubs(s, err, errlen) != chorus_success) {
+    free(s->pdev);
+    free(s);
+    return chorus_invalid_argument;
+  }
   sim_evq_init(&s->evq);
-  s->t = t;
-  s->p = p;
   s->o = *o;
   int32_t *pairs[2] = {NULL, NULL};
   int npairs[2];

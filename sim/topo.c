@@ -626,6 +626,10 @@ static chorus_result_t resolve_nics(topo_t *t) {
   int nh = t->nhosts, nd = t->ndevs;
   t->host_nic_first = calloc((size_t)nh + 1, sizeof(int));
   t->rank_nic = malloc(sizeof(int) * ((size_t)t->nranks + 1));
+  t->host_ranks = calloc((size_t)nh + 1, sizeof(int));
+  if (!t->host_ranks) return chorus_out_of_memory;
+  for (int r = 0; r < t->nranks; r++)
+    if (t->devs[t->rank_dev[r]].host >= 0) t->host_ranks[t->devs[t->rank_dev[r]].host]++;
   int *hops = malloc(sizeof(int) * ((size_t)nd + 1)), *queue = malloc(sizeof(int) * ((size_t)nd + 1));
   int *stamp = calloc((size_t)nd + 1, sizeof(int));
   if (!t->host_nic_first || !t->rank_nic || !hops || !queue || !stamp) {
@@ -684,6 +688,35 @@ static chorus_result_t resolve_nics(topo_t *t) {
 done:
   free(fill), free(load), free(nic_index), free(hops), free(queue), free(stamp);
   return res;
+}
+
+/* Every hub is reached from a rank of its own host (a switch inside a host
+ * is reached only through that host's devices), or from rank 0 when it
+ * belongs to no host. Nonzero, with the message, when one is not. */
+static int check_hubs_reached(topo_t *t, topo_err_t *err) {
+  if (!t->nhubs) return 0;
+  int *first = malloc(sizeof *first * ((size_t)t->nhosts + 1)), bad = -1, from = 0;
+  topo_router_t *r = NULL;
+  if (!first || topo_router_create(&r, t, t->hub_dev[0]) != chorus_success) {
+    free(first);
+    snprintf(err->msg, sizeof err->msg, "%s: out of memory checking its hubs", t->path);
+    return 1;
+  }
+  for (int h = 0; h < t->nhosts; h++) first[h] = -1;
+  for (int k = t->nranks - 1; k >= 0; k--)
+    if (t->devs[t->rank_dev[k]].host >= 0) first[t->devs[t->rank_dev[k]].host] = k;
+  for (int i = 0; i < t->nhubs && bad < 0; i++) {
+    int h = t->devs[t->hub_dev[i]].host;
+    from = h >= 0 && first[h] >= 0 ? first[h] : 0;
+    if ((i && topo_router_retarget(r, t->hub_dev[i]) != chorus_success) || topo_router_hops(r, t->rank_dev[from]) < 0)
+      bad = i;
+  }
+  if (bad >= 0)
+    snprintf(err->msg, sizeof err->msg, "%s: hub %d (%s) cannot be reached from rank %d (on %s)", t->hub_where[bad],
+             bad, t->devs[t->hub_dev[bad]].name, from, t->devs[t->rank_dev[from]].name);
+  topo_router_destroy(r);
+  free(first);
+  return bad >= 0;
 }
 
 /* The hubs a script declared (hub "dev"): each a switch of the topology. */
@@ -800,17 +833,10 @@ static chorus_result_t resolve(builder_t *b, topo_err_t *err) {
       return chorus_script_error;
     }
   }
-  for (int i = 0; i < t->nhubs; i++) {
-    if (topo_router_hops(r0, t->hub_dev[i]) < 0) {
-      snprintf(err->msg, sizeof err->msg, "%s: hub %d (%s) cannot reach rank 0 (on %s)", t->hub_where[i], i,
-               t->devs[t->hub_dev[i]].name, t->devs[t->rank_dev[0]].name);
-      topo_router_destroy(r0);
-      return chorus_script_error;
-    }
-  }
   topo_router_destroy(r0);
-  return resolve_nics(t);
+  return check_hubs_reached(t, err) ? chorus_script_error : resolve_nics(t);
 }
+
 
 static void builder_fini(builder_t *b) {
   for (int i = 0; i < b->nlinks; i++) free(b->links[i].a), free(b->links[i].b), free(b->links[i].l.where);
@@ -909,6 +935,7 @@ void topo_destroy(topo_t *t) {
   free(t->host_nic_first);
   free(t->host_nic);
   free(t->rank_nic);
+  free(t->host_ranks);
   free(t->nic_proxy);
   free(t);
 }

@@ -148,6 +148,7 @@ typedef struct {
    * NIC with fewer ranks so far, then the first): NIC i beside GPU i on a
    * DGX. -1 when its host has no NIC. */
   int *rank_nic;
+  int *host_ranks; /* [nhosts] ranks placed on each host */
   /* [parallel to host_nic] the device of the first rank nearest that NIC, -1
    * none: the GPU PXN relays through. */
   int *nic_proxy;

@@ -408,14 +408,25 @@ static int segment(topo_pathfinder_t *pf, int a, int b, uint64_t key, int32_t *r
   return 0;
 }
 
-int topo_route_conn(topo_pathfinder_t *pf, int src, int dst, int ch, int32_t *res, double *lat) {
+/* The NIC (0 .. k-1 of its host's) rank r uses on channel ch: channel ch's,
+ * ch mod k, as NCCL binds a ring's channel to one NIC on each host; with
+ * by_rank (a plan whose ranks each keep to their own rail, plan.h), its
+ * nearest when its host has a rank for every NIC, so that rail l keeps to
+ * NIC l on every channel. */
+static int conn_nic(const topo_t *t, int r, int host, int k, int ch, int by_rank) {
+  if (by_rank && t->host_ranks[host] >= k && t->rank_nic[r] >= 0) return t->rank_nic[r];
+  return ch % k;
+}
+
+int topo_route_conn(topo_pathfinder_t *pf, int src, int dst, int ch, int by_rank, int32_t *res, double *lat) {
   const topo_t *t = pf->t;
   int sd = t->rank_dev[src], dd = t->rank_dev[dst];
   int hs = t->devs[sd].host, hd = t->devs[dd].host;
   int ks = topo_host_nics(t, hs), kd = topo_host_nics(t, hd);
   uint64_t key = topo_flow_key(src, dst, ch);
   if (hs == hd || ks == 0 || kd == 0) return topo_route_pair(pf, sd, dd, key, res, lat);
-  int is = t->host_nic_first[hs] + ch % ks, id = t->host_nic_first[hd] + ch % kd;
+  int is = t->host_nic_first[hs] + conn_nic(t, src, hs, ks, ch, by_rank);
+  int id = t->host_nic_first[hd] + conn_nic(t, dst, hd, kd, ch, by_rank);
   int ns = t->host_nic[is], nd = t->host_nic[id];
   int len = 0, e;
   *lat = 0;

@@ -58,12 +58,13 @@ int topo_route_pair(topo_pathfinder_t *pf, int src_dev, int dst_dev, uint64_t ke
  * simulator takes it. Between two hosts that have NICs, the traffic of
  * channel ch leaves through its host's NIC ch mod k and enters through the
  * destination host's NIC ch mod k' -- each channel on its own NIC, as NCCL
- * binds channels to NICs -- and when the route from the source to that NIC
+ * binds channels to NICs; with by_rank (plan.h: rail_nics), each rank's
+ * nearest NIC instead, where its host has a rank for every NIC -- and when the route from the source to that NIC
  * crosses a CPU while the GPU nearest the NIC is reachable without one (over
  * NVLink), the data goes to that GPU first (PXN). Otherwise the shortest
  * route. res holds at least topo_route_conn_cap(t) entries. Returns the
  * length, -1 when unreachable, -2 out of memory. */
-int topo_route_conn(topo_pathfinder_t *pf, int src, int dst, int ch, int32_t *res, double *lat);
+int topo_route_conn(topo_pathfinder_t *pf, int src, int dst, int ch, int by_rank, int32_t *res, double *lat);
 static inline size_t topo_route_conn_cap(const topo_t *t) { return 4 * (2 * (size_t)t->ndevs + 2); }
 
 /* 1 when a route (res[0..len), as the functions above give it) has a link

@@ -37,6 +37,7 @@ algos_check(rhd allreduce)
 algos_check(direct alltoall)
 algos_check(direct allgather)
 algos_check(nvls allreduce)
+algos_check(nvlstree allreduce)
 
 # Hybrid on the shapes where it is most often declined elsewhere: one rank
 # per node, and several ranks on many nodes.

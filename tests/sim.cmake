@@ -70,6 +70,13 @@ chorus_add_cli_test(sim_nvls_runs_on_simple_alone LABELS unit;bad RC 1
   COMMAND sim allreduce --topo dgx-h100 -a nvls -p LL -b 1M -e 1M)
 chorus_add_cli_test(sim_nvls_auto_is_simple LABELS unit REGEX "protocol per size \\(-p auto\\): 1048576 simple, 2097152 simple"
   COMMAND sim allreduce --topo dgx-h100 -a nvls -p auto -b 1M -e 2M)
+# Rails (plan.h rail_nics): hybrid's local rank l talks across the nodes
+# through NIC l on every channel, so one channel of it loads all 8 NICs of
+# a DGX host; a ring's channel keeps to its one NIC.
+chorus_add_cli_test(sim_rails_keep_to_their_nic LABELS unit REGEX "h0\\.pcie3 -> h0\\.nic7 +51\\.2GB/s +8388608 "
+  COMMAND sim allreduce --topo dgx-cluster --set nodes=2 -a hybrid -c 1 -b 64M -e 64M --links=all)
+chorus_add_cli_test(sim_ring_channel_keeps_to_one_nic LABELS unit RC 0 REGEX "h0\\.pcie0 -> h0\\.nic0 +51\\.2GB/s +125829120 "
+  COMMAND sim allreduce --topo dgx-cluster --set nodes=2 -a ring -c 1 -b 64M -e 64M --links=all)
 # NVLS needs an NVSwitch that reduces (Hopper and newer): on A100 the
 # simulator says so rather than predicting a machine that cannot exist.
 chorus_add_cli_test(sim_nvls_needs_a_switch_that_reduces LABELS unit;bad RC 1

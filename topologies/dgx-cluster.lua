@@ -19,7 +19,7 @@ for n = 0, nodes - 1 do
   local h = cluster.nvswitch_host {
     name = "h" .. n, gpus = gpus, nics = param("nics", gpus), nvlink_bw = param("nvlink_bw", spec.nvlink_bw),
     pcie_bw = spec.pcie_bw, nic_bw = nic_bw, reduce_bw = spec.reduce_bw, copy_bw = spec.copy_bw,
-    op_overhead = spec.op_overhead, step_overhead = param("step_overhead", cluster.step_overhead), eff = eff,
+    op_overhead = spec.op_overhead, step_overhead = param("step_overhead", cluster.step_overhead), eff = eff, nvls = spec.nvls,
   }
   for _, g in ipairs(h.gpus) do rank(g) end
   hosts[#hosts + 1] = h

@@ -409,6 +409,19 @@ static int l_link(lua_State *L) {
   return 0;
 }
 
+/* Append `count` placements of the device named by argument 1 to a list of
+ * pending placements (ranks or hubs), all remembering the calling line. */
+static int place(lua_State *L, pending_rank_t **list, int *n, int *cap, int count) {
+  char *where = dup_where(L);
+  for (int i = 0; i < count; i++) {
+    if (grow((void **)list, cap, *n + 1, sizeof **list)) return luaL_error(L, "out of memory");
+    (*list)[*n].dev = strdup(lua_tostring(L, 1));
+    (*list)[*n].where = i == 0 ? where : strdup(where);
+    (*n)++;
+  }
+  return 0;
+}
+
 /* rank(dev [, count]): place the next rank(s) on a device. */
 static int l_rank(lua_State *L) {
   builder_t *b = self(L);
@@ -416,32 +429,18 @@ static int l_rank(lua_State *L) {
   int count = (int)luaL_optinteger(L, 2, 1);
   if (count < 1 || count > PLAN_MAX_RANKS) raise_at(L, "rank %s: count must be 1 to %d", lua_tostring(L, 1), PLAN_MAX_RANKS);
   if (b->nranks > PLAN_MAX_RANKS - count) raise_at(L, "rank %s: more than %d ranks in all", lua_tostring(L, 1), PLAN_MAX_RANKS);
-  char *where = dup_where(L);
-  for (int i = 0; i < count; i++) {
-    if (grow((void **)&b->ranks, &b->rankcap, b->nranks + 1, sizeof *b->ranks)) return luaL_error(L, "out of memory");
-    b->ranks[b->nranks].dev = strdup(lua_tostring(L, 1));
-    b->ranks[b->nranks].where = i == 0 ? where : strdup(where);
-    b->nranks++;
-  }
-  return 0;
+  return place(L, &b->ranks, &b->nranks, &b->rankcap, count);
 }
 
 /* hub(dev [, count]): declare the next hub(s), a switch that reduces
- * (plan.h: a plan's hub i runs on the topology's hub i). */
+ * (plan.h: where a plan's hubs run, sim.c place_hubs). */
 static int l_hub(lua_State *L) {
   builder_t *b = self(L);
   if (lua_type(L, 1) != LUA_TSTRING) raise_at(L, "hub: give the switch's device name: hub \"h0.nvsw\"");
   int count = (int)luaL_optinteger(L, 2, 1);
   if (count < 1 || b->nhubs > PLAN_MAX_HUBS - count)
     raise_at(L, "hub %s: count must be 1 or more, and %d hubs in all at most", lua_tostring(L, 1), PLAN_MAX_HUBS);
-  char *where = dup_where(L);
-  for (int i = 0; i < count; i++) {
-    if (grow((void **)&b->hubs, &b->hubcap, b->nhubs + 1, sizeof *b->hubs)) return luaL_error(L, "out of memory");
-    b->hubs[b->nhubs].dev = strdup(lua_tostring(L, 1));
-    b->hubs[b->nhubs].where = i == 0 ? where : strdup(where);
-    b->nhubs++;
-  }
-  return 0;
+  return place(L, &b->hubs, &b->nhubs, &b->hubcap, count);
 }
 
 double topo_proto_size_lat(const topo_proto_t *pr, double bytes) {

@@ -38,6 +38,15 @@ algos_check(direct alltoall)
 algos_check(direct allgather)
 algos_check(nvls allreduce)
 algos_check(nvlstree allreduce)
+algos_check(bruck allgather)
+algos_check(bruck reducescatter)
+# bruck runs on the engine too: chorus perf checks every element against its
+# reference and exits non-zero on a wrong one (odd rank counts, counts 0, 1
+# and odd ones, a reduction op other than sum).
+chorus_add_cli_test(engine_bruck_allgather LABELS engine REGEX "bruck/1"
+  COMMAND perf allgather -n 5 -a bruck -d int32 -b 1 -e 161K -f 11 -w 0 -i 1)
+chorus_add_cli_test(engine_bruck_reducescatter LABELS engine REGEX "bruck/1"
+  COMMAND perf reducescatter -n 7 -a bruck -d half -o avg -b 1 -e 161K -f 11 -w 0 -i 1)
 
 # Hybrid on the shapes where it is most often declined elsewhere: one rank
 # per node, and several ranks on many nodes.

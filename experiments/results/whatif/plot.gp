@@ -12,7 +12,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring/c0 predicted', 'raw/allreduce-nccltree-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree/c0 predicted', 'raw/allreduce-hybrid-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid/c0 predicted', 'raw/allreduce-nvls-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvls/c16 predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group1-busbw.svg'
@@ -24,7 +24,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring/c0 predicted', 'raw/allreduce-nccltree-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree/c0 predicted', 'raw/allreduce-hybrid-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid/c0 predicted', 'raw/allreduce-nvls-n8-nodes_1_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvls/c16 predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group2-busbw.png'
@@ -36,7 +36,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group2-busbw.svg'
@@ -48,7 +48,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n32-nodes_4_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group3-busbw.png'
@@ -60,7 +60,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group3-busbw.svg'
@@ -72,7 +72,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n128-nodes_16_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group4-busbw.png'
@@ -180,7 +180,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group8-busbw.svg'
@@ -192,7 +192,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n32-nodes_4_oversub_2.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group9-busbw.png'
@@ -204,7 +204,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group9-busbw.svg'
@@ -216,7 +216,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n128-nodes_16_oversub_2.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group10-busbw.png'
@@ -324,7 +324,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group14-busbw.svg'
@@ -336,7 +336,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n32-nodes_4_oversub_4.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group15-busbw.png'
@@ -348,7 +348,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group15-busbw.svg'
@@ -360,7 +360,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
+plot 'raw/allreduce-ring-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n128-nodes_16_oversub_4.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group16-busbw.png'

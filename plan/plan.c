@@ -223,7 +223,8 @@ chorus_result_t plan_append(plan_t *p, int rank, int channel, const plan_op_t *o
 
 chorus_result_t plan_join(plan_t *p, const plan_t *q) {
   if (q->coll != p->coll || q->nranks != p->nranks || q->nchannels != p->nchannels || q->nchunks != p->nchunks ||
-      q->scratch_chunks != p->scratch_chunks || q->root != p->root || q->nhubs != p->nhubs || q->rail_nics != p->rail_nics)
+      q->scratch_chunks != p->scratch_chunks || q->root != p->root || q->nhubs != p->nhubs || q->rail_nics != p->rail_nics ||
+      q->hubs_in != p->hubs_in)
     return chorus_invalid_usage;
   uint8_t map[PLAN_MAX_FILES];
   for (int i = 0; i < q->nfiles; i++) map[i] = (uint8_t)plan_file_index(p, q->files[i]);

@@ -96,6 +96,7 @@ typedef struct {
 
 #define PLAN_MAX_FILES 16
 #define PLAN_MAX_HUBS 65536
+enum { PLAN_HUBS_IN_NODES = 0, PLAN_HUBS_IN_NETWORK = 1 };
 
 typedef struct {
   chorus_coll_t coll;
@@ -114,6 +115,11 @@ typedef struct {
    * Their programs follow the ranks' in progs. The simulator places hub i on
    * the topology's hub i; the engine cannot run a plan with hubs. */
   int nhubs;
+  /* Where the hubs are: PLAN_HUBS_IN_NODES, switches inside the nodes (an
+   * NVSwitch: hub i belongs to node i / (nhubs / nnodes)), or
+   * PLAN_HUBS_IN_NETWORK, switches of the network between them (SHARP in
+   * an InfiniBand switch). The script's 'hubs_in' ("node" or "network"). */
+  int hubs_in;
   /* 1: each rank's traffic between nodes goes through its own nearest NIC
    * (its rail) on every channel, as a hierarchical script's rails do; 0:
    * channel c's through NIC c mod k, as NCCL binds a ring's channel to one

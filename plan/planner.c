@@ -758,6 +758,17 @@ static chorus_result_t read_hubs_and_rails(planner_t *pl, plan_t *p, planner_err
             base_name(pl->path));
     return chorus_script_error;
   }
+  push_script_field(pl, "hubs_in");
+  const char *in = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  int in_type = lua_type(L, -1);
+  p->hubs_in = in && !strcmp(in, "network") ? PLAN_HUBS_IN_NETWORK : PLAN_HUBS_IN_NODES;
+  int ok = in_type == LUA_TNIL || (in && (!strcmp(in, "node") || !strcmp(in, "network")));
+  lua_pop(L, 1);
+  if (!ok) {
+    set_err(err, "%s: 'hubs_in' must be \"node\" (a switch inside each node) or \"network\" (a switch between them)",
+            base_name(pl->path));
+    return chorus_script_error;
+  }
   return chorus_success;
 }
 

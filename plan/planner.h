@@ -10,6 +10,8 @@
  *   hubs         number or function(ctx) -> hubs, participants beyond the
  *                ranks that hold only SCRATCH: a switch that reduces
  *                (default 0; plan.h)
+ *   hubs_in      "node" (default: switches inside the nodes, NVSwitch) or
+ *                "network" (switches between them, SHARP)
  *   channels     number or function(ctx) -> default channel count (default 1)
  *   supports     optional function(ctx) -> ok [, reason]
  *   program      function(ctx) called once per (rank, channel)

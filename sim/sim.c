@@ -553,15 +553,27 @@ static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
   return chorus_success;
 }
 
-/* Where a plan's hubs run. When they divide evenly among its nodes, hub i
- * belongs to node i / (nhubs / nnodes) (a script declares its hubs node by
- * node) and runs on the (i mod that)-th hub of that node's host, so that a
- * node's hubs are its own host's switch whatever else the topology holds;
- * otherwise hub i runs on the topology's hub i. */
+/* Where a plan's hubs run. Hubs in the network (plan.h hubs_in) take the
+ * topology's hubs that belong to no host, in order. Hubs in the nodes that
+ * divide evenly among them: hub i belongs to node i / (nhubs / nnodes) (a
+ * script declares its hubs node by node) and runs on the (i mod that)-th
+ * hub of that node's host, so that a node's hubs are its own host's switch
+ * whatever else the topology holds; otherwise hub i on the topology's hub i. */
 static chorus_result_t place_hubs(sim_t *s, char *err, size_t errlen) {
   const topo_t *t = s->t;
   const plan_t *p = s->p;
   int nn = p->shape.nnodes, per = p->nhubs % nn == 0 ? p->nhubs / nn : 0;
+  if (p->hubs_in == PLAN_HUBS_IN_NETWORK) {
+    int k = 0;
+    for (int h = 0; h < t->nhubs && k < p->nhubs; h++)
+      if (t->devs[t->hub_dev[h]].host < 0) s->pdev[p->nranks + k++] = t->hub_dev[h];
+    if (k == p->nhubs) return chorus_success;
+    snprintf(err, errlen,
+             "algorithm %s needs %d hubs in the network (a switch that reduces, as SHARP does) but %s has %d "
+             "(dgx-cluster: --set sharp=true)",
+             p->algo, p->nhubs, t->path, k);
+    return chorus_invalid_argument;
+  }
   for (int i = 0; i < p->nhubs; i++) {
     if (!per) {
       s->pdev[p->nranks + i] = t->hub_dev[i];
@@ -593,8 +605,10 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
   if (p->nhubs > t->nhubs) {
     snprintf(err, errlen,
              "algorithm %s needs %d hub%s (a switch that reduces) but %s declares %d: a topology names them with "
-             "hub \"device\" (NVLink SHARP needs an NVSwitch that reduces: gpu h100 or newer)",
-             p->algo, p->nhubs, p->nhubs == 1 ? "" : "s", t->path, t->nhubs);
+             "hub \"device\" (%s)",
+             p->algo, p->nhubs, p->nhubs == 1 ? "" : "s", t->path, t->nhubs,
+             p->hubs_in == PLAN_HUBS_IN_NETWORK ? "SHARP needs a network switch that reduces: dgx-cluster --set sharp=true"
+                                                : "NVLink SHARP needs an NVSwitch that reduces: gpu h100 or newer");
     return chorus_invalid_argument;
   }
   sim_t *s = calloc(1, sizeof *s);

@@ -38,6 +38,7 @@ algos_check(direct alltoall)
 algos_check(direct allgather)
 algos_check(nvls allreduce)
 algos_check(nvlstree allreduce)
+algos_check(collnet allreduce)
 algos_check(bruck allgather)
 algos_check(bruck reducescatter)
 # bruck runs on the engine too: chorus perf checks every element against its

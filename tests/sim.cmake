@@ -77,6 +77,17 @@ chorus_add_cli_test(sim_rails_keep_to_their_nic LABELS unit REGEX "h0\\.pcie3 ->
   COMMAND sim allreduce --topo dgx-cluster --set nodes=2 -a hybrid -c 1 -b 64M -e 64M --links=all)
 chorus_add_cli_test(sim_ring_channel_keeps_to_one_nic LABELS unit RC 0 REGEX "h0\\.pcie0 -> h0\\.nic0 +51\\.2GB/s +125829120 "
   COMMAND sim allreduce --topo dgx-cluster --set nodes=2 -a ring -c 1 -b 64M -e 64M --links=all)
+# CollNet's hubs are the network's switches (SHARP): dgx-cluster has them
+# only when asked, and only where a rail is one leaf.
+chorus_add_cli_test(sim_collnet_needs_sharp LABELS unit;bad RC 1
+  REGEX "algorithm collnet needs 8 hubs in the network .* has 0 \\(dgx-cluster: --set sharp=true\\)"
+  COMMAND sim allreduce --topo dgx-cluster --set nodes=2 -a collnet -b 1M -e 1M)
+chorus_add_cli_test(sim_sharp_one_leaf_per_rail LABELS unit;bad RC 1
+  REGEX "dgx-cluster.lua:[0-9]+: sharp: 40 hosts need 2 leaves per rail"
+  COMMAND sim allreduce --topo dgx-cluster --set nodes=40,sharp=true -a collnet -b 1M -e 1M)
+chorus_add_cli_test(sim_collnet_through_the_rail_switches LABELS unit
+  REGEX "rail7\\.leaf0 -> h1\\.nic7 "
+  COMMAND sim allreduce --topo dgx-cluster --set nodes=2,sharp=true -a collnet -c 1 -b 16M -e 16M --links=all)
 # NVLS needs an NVSwitch that reduces (Hopper and newer): on A100 the
 # simulator says so rather than predicting a machine that cannot exist.
 chorus_add_cli_test(sim_nvls_needs_a_switch_that_reduces LABELS unit;bad RC 1

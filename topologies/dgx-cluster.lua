@@ -3,7 +3,8 @@
 -- (default one per GPU; 4 on 8 GPUs puts one on every PCIe switch) on a
 -- rail-optimised two-tier fat tree: NIC i of every host on rail i's leaves
 -- (leaf_ports hosts per leaf), every leaf with leaf_ports / oversub uplinks
--- to the shared spines. Links at datasheet rate x efficiency (nvlink_eff,
+-- to the shared spines; sharp = true makes each rail's leaf reduce (SHARP,
+-- algos/collnet.lua; one leaf per rail). Links at datasheet rate x efficiency (nvlink_eff,
 -- pcie_eff, net_eff: lib/cluster.lua). Ranks are numbered host by host.
 --   chorus sim allreduce --topo dgx-cluster --set nodes=128,nic_bw=400Gb/s,oversub=2
 local cluster = require "cluster"
@@ -28,6 +29,7 @@ cluster.rail_fat_tree(hosts, {
   leaf_ports = param("leaf_ports", 32), oversub = param("oversub", 1),
   bw = cluster.derate(nic_bw, param("net_eff", cluster.efficiency.net)),
   lat = param("switch_lat", "0.6us"), placement = param("placement", "packed"),
+  sharp = param("sharp", false),
 })
 cluster.protocols("nvlink")
 -- How the switches pick among equal up-links: "ecmp" hashes each flow (as

@@ -373,14 +373,18 @@ static void every_shipped_algorithm_simulates_on_every_shipped_topology(void) {
         chorus_result_t r = planner_build(&req, &p, &err);
         if (r == chorus_invalid_usage || (r != chorus_success && strstr(err.msg, "does not implement"))) continue;
         if (r != chorus_success) continue; /* the script does not do this collective */
-        if (p->nhubs > t->nhubs) { /* a switch that reduces, which this topology lacks: a clear refusal */
+        if (p->nhubs) { /* a switch that reduces: a clear refusal where the topology lacks the hubs it needs */
           sim_t *s = NULL;
           sim_opts_t o = {0};
           char e[1024];
-          CHECK_TRUE(sim_create(&s, t, p, &o, e, sizeof e) == chorus_invalid_argument && strstr(e, "hub \"device\""));
+          chorus_result_t made = sim_create(&s, t, p, &o, e, sizeof e);
           sim_destroy(s);
-          plan_destroy(p);
-          continue;
+          if (made != chorus_success) {
+            CHECK_TRUE(made == chorus_invalid_argument && strstr(e, " hub"));
+            if (!strstr(e, " hub")) fprintf(stderr, "  %s on %s: %s\n", an, tn, e);
+            plan_destroy(p);
+            continue;
+          }
         }
         double time = simulate(t, p, 1u << 20, NULL);
         if (!(time > 0)) fprintf(stderr, "  %s on %s, %s: no time\n", an, tn, chorus_coll_name(c));

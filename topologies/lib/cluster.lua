@@ -271,6 +271,17 @@ function M.rail_fat_tree(hosts, o)
                  uplink_bw = o.uplink_bw, placement = o.placement, prefix = "rail" .. (r - 1) .. ".",
                  spines_prefix = "", spines_declared = spines }
   end
+  -- o.sharp: each rail's leaf reduces what its hosts send (SHARP in an
+  -- InfiniBand switch, NCCL's CollNet), one hub per rail in rail order
+  -- (algos/collnet.lua). A rail of several leaves would reduce up an
+  -- aggregation tree through the spines, which is not modelled.
+  if o.sharp then
+    if #hosts > ports then
+      error(("sharp: %d hosts need %d leaves per rail; SHARP is modelled on one leaf per rail (at most leaf_ports = %d hosts)")
+        :format(#hosts, math.ceil(#hosts / ports), ports), 2)
+    end
+    for r = 1, rails do hub("rail" .. (r - 1) .. ".leaf0") end
+  end
 end
 
 return M

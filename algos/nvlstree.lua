@@ -57,13 +57,17 @@ local function rank_program(ctx)
   local L, m, P, l = ctx.local_size, pieces(ctx), parts(ctx), ctx.local_rank
   local function hub(i) return ctx:hub(ctx.node * L + i) end
   local function chunk(p, i, j) return (p * L + i) * m + j end
-  local function scatter(p) -- every piece of round p to its hub
+  -- f(hub, chunk) for every piece of round p, piece by piece, its own shard's first.
+  local function each(p, f)
     for j = 0, m - 1 do
       for d = 0, L - 1 do
         local i = (l + d) % L
-        ctx:send(hub(i), IN, chunk(p, i, j))
+        f(hub(i), chunk(p, i, j))
       end
     end
+  end
+  local function scatter(p) -- every piece of round p to its hub
+    each(p, function(h, c) ctx:send(h, IN, c) end)
   end
   local function sums(p) -- this rank's shard of round p, summed over the node
     for j = 0, m - 1 do ctx:recv(hub(l), OUT, chunk(p, l, j)) end
@@ -76,12 +80,7 @@ local function rank_program(ctx)
     trees.allreduce(ctx, hier.rail(ctx), OUT, shard)
     for j = 0, m - 1 do ctx:send(hub(l), OUT, chunk(p, l, j)) end -- back to the switch
     if p + 1 < P then sums(p + 1) end
-    for j = 0, m - 1 do
-      for d = 0, L - 1 do
-        local i = (l + d) % L
-        ctx:recv(hub(i), OUT, chunk(p, i, j))
-      end
-    end
+    each(p, function(h, c) ctx:recv(h, OUT, c) end) -- every shard's result
   end
 end
 

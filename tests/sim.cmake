@@ -88,6 +88,12 @@ chorus_add_cli_test(sim_sharp_one_leaf_per_rail LABELS unit;bad RC 1
 chorus_add_cli_test(sim_collnet_through_the_rail_switches LABELS unit
   REGEX "rail7\\.leaf0 -> h1\\.nic7 "
   COMMAND sim allreduce --topo dgx-cluster --set nodes=2,sharp=true -a collnet -c 1 -b 16M -e 16M --links=all)
+# NVLS on 8 H100, 16 channels, 8 GiB: within 10 % of the 480 GB/s busbw
+# NCCL's maintainers quote (nccl-tests#212; experiments/published); a
+# regression guard on the switch's model (432-528 GB/s; 484.46 when
+# written).
+chorus_add_cli_test(sim_nvls_h100_plateau LABELS unit REGEX " 8589934592 +2147483648 +float +sum +-1 +[0-9.]+ +[0-9.]+ +(4[3-9][0-9]|5[0-2][0-9])\\.[0-9]+ "
+  COMMAND sim allreduce --topo dgx-h100 -a nvls -c 16 -b 8G -e 8G)
 # NVLS needs an NVSwitch that reduces (Hopper and newer): on A100 the
 # simulator says so rather than predicting a machine that cannot exist.
 chorus_add_cli_test(sim_nvls_needs_a_switch_that_reduces LABELS unit;bad RC 1

@@ -80,7 +80,7 @@ static int parse_int(const char *text, int lo, int hi, int *out) {
 static const char *help_plan =
     "usage: chorus plan ALGO|FILE -n N [--rank R] [--collective C] [--nodes K | --node-sizes A,B,.. | --ppn P]\n"
     "                   [--root R] [--channels C] [--opt k=v,..] [--no-fuse]\n"
-    "Prints the ops the algorithm gives rank R (every rank without --rank), channel by channel,\n"
+    "Prints the ops the algorithm gives rank R (every rank without --rank; a hub i is rank N+i), channel by channel,\n"
     "with the script line that emitted each.\n";
 static const char *help_check =
     "usage: chorus check ALGO|FILE [--collective C|all] [--ranks 1-64] [--nodes 1,2,4] [--ppn 3,4]\n"
@@ -260,8 +260,12 @@ int cmd_plan(int argc, char **argv) {
   plan_t *p;
   rc = build_single(&a, &p);
   if (rc) return rc;
-  if (a.rank >= p->nranks) {
-    fprintf(stderr, "chorus plan: --rank %d out of range (nranks %d)\n", a.rank, p->nranks);
+  if (a.rank >= plan_nparts(p)) { /* a hub's program: --rank nranks + i */
+    if (p->nhubs)
+      fprintf(stderr, "chorus plan: --rank %d out of range (nranks %d, then hubs %d-%d)\n", a.rank, p->nranks,
+              p->nranks, plan_nparts(p) - 1);
+    else
+      fprintf(stderr, "chorus plan: --rank %d out of range (nranks %d)\n", a.rank, p->nranks);
     plan_destroy(p);
     return 2;
   }

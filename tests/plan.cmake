@@ -14,6 +14,11 @@ chorus_add_cli_test(cli_unknown_subcommand LABELS unit;bad RC 2 REGEX "unknown s
   COMMAND frobnicate)
 chorus_add_cli_test(cli_plan_needs_ranks LABELS unit;bad RC 2 REGEX "-n: give the number of ranks"
   COMMAND plan ring)
+# A hub's program is --rank nranks + i; past the hubs, the range is named.
+chorus_add_cli_test(cli_plan_hub_program LABELS unit REGEX "hub 1 \\(participant 3\\) channel 0: 16 ops"
+  COMMAND plan nvls -n 2 --rank 3)
+chorus_add_cli_test(cli_plan_past_the_hubs LABELS unit;bad RC 2 REGEX "--rank 4 out of range \\(nranks 2, then hubs 2-3\\)"
+  COMMAND plan nvls -n 2 --rank 4)
 chorus_add_cli_test(cli_help_lists_subcommands LABELS unit REGEX "check +prove an algorithm"
   COMMAND help)
 

@@ -58,6 +58,8 @@ typedef struct {
                      * rank without a memory model, on a route without a NIC (sim_conn_t.own) */
   double nic_share; /* 1 when the route crosses a NIC (its steps pay the protocol's net latency), else 0;
                      * the analytic ring's one connection: the share of the ring's hops that do */
+  uint8_t hub;      /* its sender or receiver is a hub (plan.h): its steps pay no protocol latency or overhead,
+                     * and no rank moves them itself (the switch pulls them, or is hardware) */
 } conn_info_t;
 
 /* An op as a thread runs it: the plan's op with its connections found, 16
@@ -87,6 +89,9 @@ typedef struct {
  * its work, a copy of the step at copy_bw that touches no buffer of memory
  * (the result was just written, the slot is in the cache). */
 #define OPF_TWICE 16
+/* A receive from a hub: its steps cost the thread its device's step_overhead
+ * alone, no protocol overhead (topo_proto_t.hub_lat). */
+#define OPF_FROM_HUB 32
 /* The memory model's work classes of a thread: a copy between cores (into
  * a peer's slot, out of its own), a reduction, or a copy between the rank's
  * own buffers (a copy op, at copy_local_bw), touching 1 or 2 buffers of
@@ -461,6 +466,7 @@ static chorus_result_t link_connections(sim_t *s, const int32_t *outp, int nout,
     s->conn_id_out[i] = i;
     conn(s, i)->src_thr = th;
     conn(s, i)->dst_thr = peer * p->nchannels + th % p->nchannels;
+    s->cinfo[i].hub = (uint8_t)(plan_is_hub(p, th / p->nchannels) || plan_is_hub(p, peer));
   }
   for (int i = 0; i < nin; i++) {
     int peer = inp[2 * i], th = inp[2 * i + 1];
@@ -546,8 +552,7 @@ static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
     int nic = topo_route_crosses(t, s->routes + s->cinfo[c].route_off, s->cinfo[c].route_len, TOPO_NIC);
     /* What a GPU sends to a switch that reduces, the switch pulls
      * (NVLS's multimem.ld_reduce): no thread of the rank stores it. */
-    int hub = plan_is_hub(p, conn(s, c)->dst_thr / p->nchannels);
-    s->cinfo[c].own_ok = (uint8_t)(src->mem < 0 && !nic && !hub);
+    s->cinfo[c].own_ok = (uint8_t)(src->mem < 0 && !nic && !s->cinfo[c].hub);
     s->cinfo[c].nic_share = nic;
   }
   return chorus_success;
@@ -574,24 +579,39 @@ static chorus_result_t place_hubs(sim_t *s, char *err, size_t errlen) {
              p->algo, p->nhubs, t->path, k);
     return chorus_invalid_argument;
   }
-  for (int i = 0; i < p->nhubs; i++) {
-    if (!per) {
-      s->pdev[p->nranks + i] = t->hub_dev[i];
-      continue;
-    }
-    int node = i / per, want = i % per, host = t->devs[t->rank_dev[p->shape.node_first[node]]].host, k = -1;
-    for (int h = 0; h < t->nhubs && want >= 0; h++)
-      if (t->devs[t->hub_dev[h]].host == host && want-- == 0) k = h;
-    if (k < 0) {
+  if (!per) {
+    for (int i = 0; i < p->nhubs; i++) s->pdev[p->nranks + i] = t->hub_dev[i];
+    return chorus_success;
+  }
+  /* The topology's hubs host by host, in order (a counting sort): each
+   * node then finds its host's in one step, not a walk over all of them. */
+  int *first = calloc((size_t)t->nhosts + 2, sizeof *first), *by_host = malloc(sizeof *by_host * (t->nhubs + 1));
+  if (!first || !by_host) {
+    free(first), free(by_host);
+    snprintf(err, errlen, "out of memory placing %d hubs", p->nhubs);
+    return chorus_out_of_memory;
+  }
+  /* Bucket host + 1 (0: no host) is counted at first[host + 2]; once the
+   * hubs are dealt, host h's are by_host[first[h] .. first[h + 1] - 1]. */
+  for (int h = 0; h < t->nhubs; h++) first[t->devs[t->hub_dev[h]].host + 2]++;
+  for (int k = 0; k <= t->nhosts; k++) first[k + 1] += first[k];
+  for (int h = 0; h < t->nhubs; h++) by_host[first[t->devs[t->hub_dev[h]].host + 1]++] = t->hub_dev[h];
+  chorus_result_t res = chorus_success;
+  for (int i = 0; i < p->nhubs && res == chorus_success; i++) {
+    int node = i / per, host = t->devs[t->rank_dev[p->shape.node_first[node]]].host;
+    int start = host >= 0 ? first[host] : 0, end = first[host + 1];
+    if (end - start <= i % per) {
       snprintf(err, errlen,
                "algorithm %s needs %d hubs (a switch that reduces) on each of its %d nodes, but the host of node %d "
                "(%s) has fewer in %s",
                p->algo, per, nn, node, host >= 0 ? t->hosts[host] : "none", t->path);
-      return chorus_invalid_argument;
+      res = chorus_invalid_argument;
+    } else {
+      s->pdev[p->nranks + i] = by_host[start + i % per];
     }
-    s->pdev[p->nranks + i] = t->hub_dev[k];
   }
-  return chorus_success;
+  free(first), free(by_host);
+  return res;
 }
 
 static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o,
@@ -849,9 +869,10 @@ static void window_fill(sim_t *s, int th, sim_thr_t *T) {
     int mem = (reads && o->src_buf != PLAN_BUF_SCRATCH) +
               (plan_op_writes_dst(o->code) && o->dst_buf != PLAN_BUF_SCRATCH);
     w->flags |= (uint8_t)(mem << OPF_MEM_SHIFT);
-    if (plan_op_receives(o->code))
+    if (plan_op_receives(o->code)) {
       w->in = find_conn(s->conn_peer_in + tc->in_first, s->conn_id_in + tc->in_first, tc->in_n, o->recv_peer);
-    else
+      if (s->cinfo[w->in].hub) w->flags |= OPF_FROM_HUB;
+    } else
       w->src_chunk = o->src_chunk;
     w->out = plan_op_sends(o->code)
                  ? find_conn(s->conn_peer_out + tc->out_first, s->conn_id_out + tc->out_first, tc->out_n, o->send_peer)
@@ -894,11 +915,7 @@ static inline int op_start(sim_t *s, int th, sim_thr_t *T) {
   T->cur = T->win[T->op - T->wbase];
   if (T->record) T->t_op = s->now, T->t_work = -1;
   double bw = op->flags & OPF_REDUCES ? T->reduce_bw : T->copy_bw;
-  /* A step from a hub costs no protocol overhead (topo_proto_t.hub_lat). */
-  double ovh = op->in >= 0 && op->code != PLAN_OP_SEND && op->code != PLAN_OP_COPY &&
-                       plan_is_hub(s->p, conn(s, op->in)->src_thr / s->p->nchannels)
-                   ? T->dev_overhead
-                   : T->step_overhead;
+  double ovh = op->flags & OPF_FROM_HUB ? T->dev_overhead : T->step_overhead;
   if (bw != T->bw || ovh != T->ovh) T->bw = bw, T->ovh = ovh, T->cost_v = UINT32_MAX;
   if (op->code == PLAN_OP_SEND || op->code == PLAN_OP_COPY) {
     T->len = (uint64_t)chunk_len(s, th, T, op->src_buf, op->src_chunk);
@@ -1333,9 +1350,7 @@ static chorus_result_t set_up_queues(sim_t *s) {
   double maxlat = 0;
   for (int c = 0; c < s->nconn; c++) {
     /* A step to or from a hub pays no protocol latency (topo_proto_t.hub_lat). */
-    int hub = plan_is_hub(s->p, conn(s, c)->src_thr / s->p->nchannels) ||
-              plan_is_hub(s->p, conn(s, c)->dst_thr / s->p->nchannels);
-    conn(s, c)->lat = s->cinfo[c].route_lat + (hub ? 0 : step_lat + s->cinfo[c].nic_share * net_extra);
+    conn(s, c)->lat = s->cinfo[c].route_lat + (s->cinfo[c].hub ? 0 : step_lat + s->cinfo[c].nic_share * net_extra);
     if (conn(s, c)->lat + size_max > maxlat) maxlat = conn(s, c)->lat + size_max;
   }
   /* The events the FIFOs cannot hold are arrivals a receiver saw coming,

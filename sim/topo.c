@@ -836,7 +836,6 @@ static chorus_result_t resolve(builder_t *b, topo_err_t *err) {
   return check_hubs_reached(t, err) ? chorus_script_error : resolve_nics(t);
 }
 
-
 static void builder_fini(builder_t *b) {
   for (int i = 0; i < b->nlinks; i++) free(b->links[i].a), free(b->links[i].b), free(b->links[i].l.where);
   free(b->links);

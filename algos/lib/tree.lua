@@ -138,27 +138,38 @@ function M.check_binomial(n, root)
   check_tree("binomial root " .. root, n, root, function(x) return M.binomial(n, x, root) end)
 end
 
--- Double binary tree allreduce over a group (a 1-based list of ranks,
--- this rank among them), a building block for hierarchical scripts:
--- chunk(0) travels on tree 0 and chunk(1) on tree 1; `src` holds this
--- rank's data (IN, or OUT when an earlier phase left partial sums there).
--- Both trees reduce up before either broadcasts down (see algos/tree.lua),
--- and the result lands in OUT at both chunks.
-function M.allreduce(ctx, group, src, chunk)
+-- The double binary tree allreduce over a group (a 1-based list of ranks,
+-- this rank among them) as its phases, so that a caller can do other work
+-- between them: chunk(0) travels on tree 0 and chunk(1) on tree 1; `src`
+-- holds this rank's data (IN, or OUT when an earlier phase left partial
+-- sums there); the result lands in OUT at both chunks. A rank is a leaf in
+-- at least one of the two trees (interior in both only at position 0 with
+-- n odd), and in its leaf tree it only sends up and receives down; so
+--   leaf_up     sends up the trees this rank is a leaf of (nothing waits),
+--   up          reduces up the others (receives from the children, sends on),
+--   down        broadcasts down the others (the parent's result to the children),
+--   leaf_down   receives the leaf trees' results,
+-- run in that order, let a leaf's piece cross while the rank waits on its
+-- children in the other tree (a leaf whose parent is the same in both
+-- trees goes with the others, tree 0 first: a connection is FIFO).
+-- Returns a table of the four, and of reduce_up(t) and bcast_down(t), one
+-- tree's halves.
+function M.allreduce_phases(ctx, group, src, chunk)
   local n, x = #group, nil
   for i, r in ipairs(group) do
     if r == ctx.rank then x = i - 1 end
   end
-  if not x then error("tree.allreduce: rank " .. ctx.rank .. " is not in the group", 2) end
-  if n == 1 then
-    for t = 0, 1 do
-      if src ~= OUT then ctx:copy(src, chunk(t), OUT, chunk(t)) end
-    end
-    return
-  end
-  local up, down = {}, {}
-  for t = 0, 1 do up[t], down[t] = M.over(group, M.dbtree(n, x, t)) end
+  if not x then error("tree.allreduce: rank " .. ctx.rank .. " is not in the group", 3) end
+  local up, down, leaf = {}, {}, {}
   for t = 0, 1 do
+    up[t], down[t] = M.over(group, M.dbtree(n, x, t))
+  end
+  -- A leaf tree whose parent is this rank's parent in the other tree too
+  -- (n odd) keeps the trees' order, as the parent receives them in it.
+  for t = 0, 1 do
+    leaf[t] = up[t] >= 0 and #down[t] == 0 and up[t] ~= up[1 - t]
+  end
+  local function reduce_up(t)
     local c, acc = chunk(t), src
     for _, child in ipairs(down[t]) do
       ctx:recv_reduce(child, acc, c, OUT, c)
@@ -167,14 +178,38 @@ function M.allreduce(ctx, group, src, chunk)
     if up[t] >= 0 then
       ctx:send(up[t], acc, c)
     elseif acc ~= OUT then
-      ctx:copy(acc, c, OUT, c)
+      ctx:copy(acc, c, OUT, c) -- the root of a group of one
     end
   end
-  for t = 0, 1 do
+  local function bcast_down(t)
     local c = chunk(t)
     if up[t] >= 0 then ctx:recv(up[t], OUT, c) end
     for _, child in ipairs(down[t]) do ctx:send(child, OUT, c) end
   end
+  local function each(is_leaf, f)
+    return function()
+      for t = 0, 1 do
+        if leaf[t] == is_leaf then f(t) end
+      end
+    end
+  end
+  return {
+    leaf_up = each(true, reduce_up),
+    up = each(false, reduce_up),
+    down = each(false, bcast_down),
+    leaf_down = each(true, bcast_down),
+    reduce_up = reduce_up,
+    bcast_down = bcast_down,
+  }
+end
+
+-- The double binary tree allreduce over a group, a building block for
+-- hierarchical scripts: both trees reduce up before either broadcasts down
+-- (see algos/tree.lua).
+function M.allreduce(ctx, group, src, chunk)
+  local ph = M.allreduce_phases(ctx, group, src, chunk)
+  for t = 0, 1 do ph.reduce_up(t) end
+  for t = 0, 1 do ph.bcast_down(t) end
 end
 
 return M

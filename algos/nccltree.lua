@@ -16,8 +16,11 @@
 -- one after another, so a loop iteration ends only when its broadcast came
 -- back down: the chain's round trip is paid once per `depth` pairs. NCCL
 -- runs the reduction and the broadcast of a channel on separate warps, so it
--- pays it once per call; on two 8-GPU nodes this script reaches about 155 GB/s
--- busbw at depth 4 (186 at 16) where NCCL's tree exceeds the ring's.
+-- pays it once per call. A node takes the two trees in the order that lets
+-- them cross between nodes at once (lib/tree.lua, leaves): on two 8 x H100
+-- nodes at 1 GiB the simulator predicts 405 GB/s busbw at depth 4 (433 at
+-- 16), above the ring's 360, as NCCL's tree is there (in one order for all,
+-- 251 and 260).
 -- The last child's sum goes on to the parent fused (recv_reduce_send, piece
 -- by piece) and the broadcast is passed on fused (recv_copy_send), so a
 -- chain is a pipeline, not a relay of whole chunks. Only the roots write the
@@ -69,9 +72,12 @@ return {
     end
     local parent, children = {}, {}
     for t = 0, 1 do parent[t], children[t] = links(ctx, ctx.rank, t) end
+    -- Every rank of a node takes the two trees in its node's order, leaf
+    -- first (tree.leaves): a chain passes them on in it.
+    local _, ups, downs = tree.leaves(ctx.nnodes, ctx.node)
     local depth = ctx:opt("depth", 4)
     for d = 0, depth - 1 do
-      for t = 0, 1 do -- reduce up
+      for _, t in ipairs(ups) do -- reduce up
         local c, acc, kids = 2 * d + t, IN, children[t]
         local last = parent[t] >= 0 and #kids or #kids + 1 -- the child fused into the send, if any
         for i, child in ipairs(kids) do
@@ -87,7 +93,7 @@ return {
       end
     end
     for d = 0, depth - 1 do
-      for t = 0, 1 do -- broadcast down
+      for _, t in ipairs(downs) do -- broadcast down
         local c, kids, first = 2 * d + t, children[t], 1
         if parent[t] >= 0 then
           if #kids > 0 then

@@ -138,6 +138,24 @@ function M.check_binomial(n, root)
   check_tree("binomial root " .. root, n, root, function(x) return M.binomial(n, x, root) end)
 end
 
+-- The trees of the double binary tree over n positions that position x is
+-- a leaf of, as a table t -> true/false, for taking them leaf first (a
+-- leaf's piece goes up before, and comes down after, the other tree's): so
+-- the two trees' pieces cross between two positions at once, both ways,
+-- where in one order for all (tree 0, then 1) one waits on the other's. A
+-- leaf tree whose parent is x's parent in the other tree too (n odd) counts
+-- as not a leaf: that parent receives both in the order 0, 1 (a connection
+-- is FIFO). Also the two orders: up (leaf trees first) and down (last).
+function M.leaves(n, x)
+  local parent, kids, leaf = {}, {}, {}
+  for t = 0, 1 do parent[t], kids[t] = M.dbtree(n, x, t) end
+  for t = 0, 1 do leaf[t] = parent[t] >= 0 and #kids[t] == 0 and parent[t] ~= parent[1 - t] end
+  local ups, downs = { 0, 1 }, { 0, 1 }
+  if leaf[1] and not leaf[0] then ups = { 1, 0 } end
+  if leaf[0] and not leaf[1] then downs = { 1, 0 } end
+  return leaf, ups, downs
+end
+
 -- The double binary tree allreduce over a group (a 1-based list of ranks,
 -- this rank among them) as its phases, so that a caller can do other work
 -- between them: chunk(0) travels on tree 0 and chunk(1) on tree 1; `src`
@@ -150,8 +168,7 @@ end
 --   down        broadcasts down the others (the parent's result to the children),
 --   leaf_down   receives the leaf trees' results,
 -- run in that order, let a leaf's piece cross while the rank waits on its
--- children in the other tree (a leaf whose parent is the same in both
--- trees goes with the others, tree 0 first: a connection is FIFO).
+-- children in the other tree (leaves, above).
 -- Returns a table of the four, and of reduce_up(t) and bcast_down(t), one
 -- tree's halves.
 function M.allreduce_phases(ctx, group, src, chunk)
@@ -160,14 +177,9 @@ function M.allreduce_phases(ctx, group, src, chunk)
     if r == ctx.rank then x = i - 1 end
   end
   if not x then error("tree.allreduce: rank " .. ctx.rank .. " is not in the group", 3) end
-  local up, down, leaf = {}, {}, {}
+  local up, down, leaf = {}, {}, M.leaves(n, x)
   for t = 0, 1 do
     up[t], down[t] = M.over(group, M.dbtree(n, x, t))
-  end
-  -- A leaf tree whose parent is this rank's parent in the other tree too
-  -- (n odd) keeps the trees' order, as the parent receives them in it.
-  for t = 0, 1 do
-    leaf[t] = up[t] >= 0 and #down[t] == 0 and up[t] ~= up[1 - t]
   end
   local function reduce_up(t)
     local c, acc = chunk(t), src

@@ -17,10 +17,15 @@
 -- back down: the chain's round trip is paid once per `depth` pairs. NCCL
 -- runs the reduction and the broadcast of a channel on separate warps, so it
 -- pays it once per call. A node takes the two trees in the order that lets
--- them cross between nodes at once (lib/tree.lua, leaves): on two 8 x H100
--- nodes at 1 GiB the simulator predicts 405 GB/s busbw at depth 4 (433 at
--- 16), above the ring's 360, as NCCL's tree is there (in one order for all,
--- 251 and 260).
+-- them cross between nodes at once (lib/tree.lua, leaves), the tree it is
+-- a leaf of one pair ahead going up and one pair behind coming down (--opt
+-- ahead=, behind=; 0 for none), so that its pieces do not wait on the
+-- other tree's whole round trip: on two 8 x H100 nodes at 1 GiB the
+-- simulator predicts 430 GB/s busbw at depth 4 (440 at 16), above the
+-- ring's 360, as NCCL's tree is there; 266 on 4 nodes and 166 on 16, where
+-- the ring (359, 267) wins again at GB sizes, as in NCCL's own model
+-- (shared/NCCL-MODEL.md section 5). In one order for all (tree 0, then 1)
+-- two nodes gave 251, four 117.
 -- The last child's sum goes on to the parent fused (recv_reduce_send, piece
 -- by piece) and the broadcast is passed on fused (recv_copy_send), so a
 -- chain is a pipeline, not a relay of whole chunks. Only the roots write the
@@ -74,37 +79,46 @@ return {
     for t = 0, 1 do parent[t], children[t] = links(ctx, ctx.rank, t) end
     -- Every rank of a node takes the two trees in its node's order, leaf
     -- first (tree.leaves): a chain passes them on in it.
-    local _, ups, downs = tree.leaves(ctx.nnodes, ctx.node)
+    local leaf, ups, downs = tree.leaves(ctx.nnodes, ctx.node)
     local depth = ctx:opt("depth", 4)
-    for d = 0, depth - 1 do
-      for _, t in ipairs(ups) do -- reduce up
-        local c, acc, kids = 2 * d + t, IN, children[t]
-        local last = parent[t] >= 0 and #kids or #kids + 1 -- the child fused into the send, if any
-        for i, child in ipairs(kids) do
-          if i == last then
-            ctx:recv_reduce_send(child, parent[t], acc, c)
-          else
-            ctx:recv_reduce(child, acc, c, OUT, c)
-            acc = OUT
-          end
+    local ahead = leaf[ups[1]] and math.max(0, ctx:opt("ahead", 1)) or 0
+    -- The leaf tree's pieces go up `ahead` pairs before the other tree's and
+    -- come down `behind` pairs after them (more than 1 overfills a
+    -- connection's two chunks on 4 nodes or more: chorus check says where).
+    local function up(d, t) -- reduce up
+      local c, acc, kids = 2 * d + t, IN, children[t]
+      local last = parent[t] >= 0 and #kids or #kids + 1 -- the child fused into the send, if any
+      for i, child in ipairs(kids) do
+        if i == last then
+          ctx:recv_reduce_send(child, parent[t], acc, c)
+        else
+          ctx:recv_reduce(child, acc, c, OUT, c)
+          acc = OUT
         end
-        if parent[t] >= 0 and #kids == 0 then ctx:send(parent[t], IN, c) end
-        if parent[t] < 0 and #kids == 0 then ctx:copy(IN, c, OUT, c) end
       end
+      if parent[t] >= 0 and #kids == 0 then ctx:send(parent[t], IN, c) end
+      if parent[t] < 0 and #kids == 0 then ctx:copy(IN, c, OUT, c) end
     end
-    for d = 0, depth - 1 do
-      for _, t in ipairs(downs) do -- broadcast down
-        local c, kids, first = 2 * d + t, children[t], 1
-        if parent[t] >= 0 then
-          if #kids > 0 then
-            ctx:recv_copy_send(parent[t], kids[1], OUT, c)
-            first = 2
-          else
-            ctx:recv(parent[t], OUT, c)
-          end
+    for d = 0, depth - 1 + ahead do
+      if d < depth then up(d, ups[1]) end
+      if d >= ahead then up(d - ahead, ups[2]) end
+    end
+    local function down(d, t) -- broadcast down
+      local c, kids, first = 2 * d + t, children[t], 1
+      if parent[t] >= 0 then
+        if #kids > 0 then
+          ctx:recv_copy_send(parent[t], kids[1], OUT, c)
+          first = 2
+        else
+          ctx:recv(parent[t], OUT, c)
         end
-        for i = first, #kids do ctx:send(kids[i], OUT, c) end
       end
+      for i = first, #kids do ctx:send(kids[i], OUT, c) end
+    end
+    local behind = leaf[downs[2]] and math.max(0, ctx:opt("behind", 1)) or 0
+    for d = 0, depth - 1 + behind do
+      if d < depth then down(d, downs[1]) end
+      if d >= behind then down(d - behind, downs[2]) end
     end
   end,
 }

@@ -12,12 +12,14 @@
 -- rank q+d and adds the partial sums of blocks q .. q+d-1 that rank q-d
 -- sends; partial sums live in SCRATCH until the last step writes block q's
 -- total to OUT.
--- Any shape; the CPU engine runs it too. It is not NCCL's PAT: PAT sends a
--- step's d blocks as one message, where here each block is a chunk and a
--- connection holds two, so a step of d blocks costs about d/2 round trips
--- and the whole call about (n-1)/2, half the ring's n-1 (64 hosts of one
--- GPU, 1 KiB: 668 us against the ring's 1221 in chorus sim), where PAT's
--- are log2 n (a message of several chunks is not in the plan IR).
+-- Any shape; the CPU engine runs it too. As NCCL's PAT aggregates a step's
+-- blocks into one message as far as its buffer allows, a step here sends
+-- up to `window` blocks before it receives any: each connection holds that
+-- many chunks (plan.h window: min(8, the largest step), the engine's and
+-- the simulator's 8 slots, a chunk then one step), so a step of d blocks
+-- costs about d / 8 round trips, not d / 2 (64 hosts of one GPU, 1 KiB:
+-- see BENCHMARKS.md); PAT's are log2 n, as its messages carry several
+-- blocks each (not in the plan IR).
 
 local function distances(n)
   local ds, d = {}, 1
@@ -28,12 +30,23 @@ local function distances(n)
   return ds
 end
 
--- One step: blocks 0 .. cnt-1 sent and received one by one, each send one
--- block ahead of its receive (a connection holds two chunks).
-local function step(cnt, send, recv)
-  send(0)
+-- The most blocks a step moves: min(d, n - d) at its largest distance.
+local function widest(n)
+  local w = 0
+  for _, d in ipairs(distances(n)) do w = math.max(w, math.min(d, n - d)) end
+  return w
+end
+
+-- The chunks each connection holds (the script's window, below).
+local function window(n) return math.max(2, math.min(8, widest(n))) end
+
+-- One step: blocks 0 .. cnt-1 sent and received one by one, at most w sent
+-- and not yet received (a connection holds w chunks; one more would
+-- deadlock, every rank sending and none receiving).
+local function step(w, cnt, send, recv)
+  for i = 0, math.min(w - 1, cnt) - 1 do send(i) end
   for i = 0, cnt - 1 do
-    if i + 1 < cnt then send(i + 1) end
+    if i + w - 1 < cnt then send(i + w - 1) end
     recv(i)
   end
 end
@@ -43,7 +56,7 @@ local function allgather(ctx)
   ctx:copy(IN, 0, OUT, r)
   for _, d in ipairs(distances(n)) do
     local to, from = (r - d) % n, (r + d) % n
-    step(math.min(d, n - d), function(i) ctx:send(to, OUT, (r + i) % n) end,
+    step(window(n), math.min(d, n - d), function(i) ctx:send(to, OUT, (r + i) % n) end,
       function(i) ctx:recv(from, OUT, (r + d + i) % n) end)
   end
 end
@@ -59,7 +72,7 @@ local function reducescatter(ctx)
   for s = #ds, 1, -1 do
     local d = ds[s]
     local to, from = (q + d) % n, (q - d) % n
-    step(math.min(d, n - d), function(i)
+    step(window(n), math.min(d, n - d), function(i)
       local b = (q + d + i) % n
       ctx:send(to, partial[b] and SCRATCH or IN, b)
     end, function(i)
@@ -79,6 +92,7 @@ return {
   name = "bruck",
   collectives = { "allgather", "reducescatter" },
   chunks = 1,
+  window = function(ctx) return window(ctx.nranks) end,
   scratch = function(ctx) return ctx.collective == "reducescatter" and ctx.nranks or 0 end,
   program = function(ctx)
     if ctx.collective == "allgather" then allgather(ctx) else reducescatter(ctx) end

@@ -83,6 +83,20 @@ static inline geom_conn_t geom_conn(size_t buffsize, int nsteps, int steps_per_c
   return g;
 }
 
+/* The connection a plan needs (plan.h window): one that holds `window`
+ * chunks, GEOM_SLOT_CHUNKS to nsteps. A chunk is then cut into at most
+ * s = nsteps / window steps and is at most s steps long, so that window
+ * chunks fit in the nsteps slots whatever the size (window 8 of 8 slots:
+ * a chunk is one step). The default window changes nothing. */
+static inline geom_conn_t geom_conn_window(geom_conn_t g, int window) {
+  if (window <= GEOM_SLOT_CHUNKS) return g;
+  int s = g.nsteps / window;
+  if (s < 1) s = 1;
+  if (s < g.steps_per_chunk) g.steps_per_chunk = s;
+  size_t most = (size_t)s * g.step_bytes;
+  if (most < g.chunk_bytes) g.chunk_bytes = most;
+  return g;
+}
 /* The engine's connection for a CHORUS_BUFFSIZE of buffsize bytes. */
 static inline geom_conn_t geom_conn_engine(size_t buffsize) {
   return geom_conn(buffsize, GEOM_NSTEPS, GEOM_STEPS_PER_CHUNK, GEOM_MIN_STEP, GEOM_MAX_CHUNK);

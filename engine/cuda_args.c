@@ -19,8 +19,6 @@ _Static_assert((int)KCU_OP_SEND == (int)PLAN_OP_SEND && (int)KCU_OP_RECV == (int
 _Static_assert((int)KCU_BUF_INPUT == (int)PLAN_BUF_INPUT && (int)KCU_BUF_OUTPUT == (int)PLAN_BUF_OUTPUT &&
                    (int)KCU_BUF_SCRATCH == (int)PLAN_BUF_SCRATCH,
                "kernel buffers are the plan's");
-_Static_assert(GEOM_NSTEPS == GEOM_NSTEPS && GEOM_STEPS_PER_CHUNK == GEOM_STEPS_PER_CHUNK,
-               "the kernel's rings have the CPU engine's steps");
 _Static_assert(KCU_MAX_CHANNELS >= PLAN_MAX_CHANNELS, "every plan's channels fit the kernel");
 
 static int conn_index(kcu_prog_t *k, int peer, int channel, int is_send) {
@@ -96,6 +94,7 @@ void cuda_args_call(kcu_args_t *a, const kcu_prog_t *prog, const geom_call_t *g,
   a->chan_elems = g->chan_elems;
   a->ce_max = g->ce_max;
   a->step_bytes = conn->step_bytes;
+  a->steps_per_chunk = (uint64_t)conn->steps_per_chunk;
   a->tag = tag;
   a->dt = dt, a->op = op;
   a->divide = divide;

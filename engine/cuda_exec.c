@@ -330,8 +330,9 @@ chorus_result_t cuda_exec_coll(chorus_comm_t *c, const plan_t *p, const comm_cal
                    ? c->nranks
                    : 0;
   kcu_args_t a;
-  geom_call_t g = geom_call(k->count, chorus_dtype_size(k->dt), p->nchannels, p->nchunks, &c->geom);
-  cuda_args_call(&a, pp->dprog, &g, &c->geom, p->scratch_chunks, k->dt, k->op, tag, divide,
+  geom_conn_t conn = geom_conn_window(c->geom, p->window); /* scratch_stride fits in pp->scratch: chunks no larger */
+  geom_call_t g = geom_call(k->count, chorus_dtype_size(k->dt), p->nchannels, p->nchunks, &conn);
+  cuda_args_call(&a, pp->dprog, &g, &conn, p->scratch_chunks, k->dt, k->op, tag, divide,
                  (double)param_int(PARAM_TIMEOUT));
   a.in = in, a.out = k->recvbuf, a.scratch = pp->scratch, a.rank = c->rank;
   a.status = &q->status_dev[c->rank];

@@ -36,6 +36,7 @@ struct exec_job {
   const char *in;
   char *out;
   geom_call_t g; /* the call's cut (core/geom.h) */
+  int spc;       /* the most steps a chunk is cut into: the plan's connection's (geom_conn_window) */
   uint32_t tag; /* desc.tag */
   int confirm;  /* a rank that only sends waits for its steps to be taken (CHORUS_CONFIRM_SENDS) */
   comm_desc_t desc;
@@ -62,6 +63,7 @@ typedef struct {
   char *scratch;
   size_t *slen;
   size_t step;
+  int spc; /* exec_job_t.spc */
   comm_where_t *where;
   int tracing;    /* this call's ops are recorded (exec_trace_next) */
   double waited;  /* seconds the current op waited for data or room, when tracing */
@@ -129,10 +131,12 @@ static inline char *chunk(exec_chan_t *x, int buf, int c, size_t *len) {
   return b + ((size_t)u * j->g.count + first) * j->g.es;
 }
 
-static inline size_t piece_size(size_t len, size_t step) { return geom_piece(len, step, GEOM_STEPS_PER_CHUNK, GEOM_MIN_STEP); }
+static inline size_t piece_size(size_t len, size_t step, int spc) {
+  return geom_piece(len, step, (size_t)spc, GEOM_MIN_STEP);
+}
 
 static chorus_result_t op_send(exec_chan_t *x, tr_conn_t *out, const char *src, size_t len) {
-  size_t off = 0, p = piece_size(len, x->step);
+  size_t off = 0, p = piece_size(len, x->step, x->spc);
   do {
     size_t n = len - off < p ? len - off : p;
     void *slot;
@@ -280,7 +284,7 @@ static void trace_record(chorus_comm_t *c, int ch, struct exec_trace_ev *e, exec
 static chorus_result_t run_channel(exec_job_t *j, int ch) {
   chorus_comm_t *c = j->comm;
   const plan_t *p = j->plan;
-  exec_chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->geom.step_bytes, .where = &c->where[ch]};
+  exec_chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->geom.step_bytes, .spc = j->spc, .where = &c->where[ch]};
   x.g = geom_chan(&j->g, ch);
   if (!x.g.part_len && (j->g.count || ch)) return chorus_success; /* see exec_coll for a count of 0 */
   x.scratch = c->x.scratch[ch];
@@ -320,14 +324,14 @@ static chorus_result_t run_channel(exec_job_t *j, int ch) {
 }
 
 int exec_moves(const plan_t *p, size_t count, chorus_dtype_t dt, size_t buffsize, geom_move_fn fn, void *arg) {
-  geom_conn_t conn = geom_conn_engine(buffsize);
+  geom_conn_t conn = geom_conn_window(geom_conn_engine(buffsize), p->window);
   geom_call_t g = geom_call(count, chorus_dtype_size(dt), p->nchannels, p->nchunks, &conn);
   for (int ch = 0; ch < p->nchannels; ch++) {
     geom_chan_t gc = geom_chan(&g, ch);
     uint32_t slice = 0;
     for (size_t base = 0; base < gc.part_len; base += (size_t)g.k * gc.ce, slice++) {
       for (int q = 0; q < g.k; q++) {
-        size_t first, len = chunk_span(&gc, base, q, &first) * g.es, off = 0, piece = piece_size(len, conn.step_bytes);
+        size_t first, len = chunk_span(&gc, base, q, &first) * g.es, off = 0, piece = piece_size(len, conn.step_bytes, conn.steps_per_chunk);
         uint32_t step = 0;
         do {
           size_t n = len - off < piece ? len - off : piece;
@@ -723,9 +727,10 @@ static chorus_result_t agree_max(chorus_comm_t *c, const comm_desc_t *desc, uint
   TRY(plan_for(c, &k, algo, sizeof algo, 1, 0, &p, &memo));
   /* Set-ups and steps carry the user's call (a report names it) under the
    * agreement's tag (the same on every rank that agrees to agree). */
+  geom_conn_t conn = geom_conn_window(c->geom, p->window);
   exec_job_t j = {.comm = c, .plan = p, .call = &k, .in = (const char *)w, .out = (char *)w,
-                  .g = geom_call(n, sizeof *w, p->nchannels, p->nchunks, &c->geom), .desc = *desc,
-                  .timeout = (double)param_int(PARAM_TIMEOUT)};
+                  .g = geom_call(n, sizeof *w, p->nchannels, p->nchunks, &conn), .spc = conn.steps_per_chunk,
+                  .desc = *desc, .timeout = (double)param_int(PARAM_TIMEOUT)};
   j.desc.tag = j.tag = mismatch_agree_tag(desc->seq);
   if (!memo || !memo->connected) {
     TRY(connect_plan(c, p, &j.desc));
@@ -805,9 +810,10 @@ static chorus_result_t exec_coll(chorus_comm_t *c, const comm_call_t *k) {
 
   /* Buffers of a call of 0 elements may be NULL: its empty steps point here. */
   static char no_data[GEOM_ALIGN];
+  geom_conn_t conn = geom_conn_window(c->geom, p->window);
   exec_job_t j = {.comm = c, .plan = p, .call = k, .in = k->count ? k->sendbuf : no_data,
                   .out = k->count ? k->recvbuf : no_data,
-                  .g = geom_call(k->count, es, p->nchannels, p->nchunks, &c->geom),
+                  .g = geom_call(k->count, es, p->nchannels, p->nchunks, &conn), .spc = conn.steps_per_chunk,
                   .timeout = (double)param_int(PARAM_TIMEOUT)};
   /* The tag covers the algorithm and channels too: ranks that chose
    * differently (CHORUS_ALGO set on one host only) fail, never mix plans. */

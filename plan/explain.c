@@ -321,7 +321,7 @@ static chorus_result_t explain_run(vrun_t *R, char *closing, size_t len) {
 static chorus_result_t explain_open(vrun_t *R, const plan_t *p, FILE *out, verify_result_t *res) {
   vrun_res_init(res);
   if (!p || !out) return chorus_invalid_argument;
-  return vrun_open(R, p, res, GEOM_SLOT_CHUNKS);
+  return vrun_open(R, p, res, p->window);
 }
 
 chorus_result_t verify_explain(const plan_t *p, FILE *out, verify_result_t *res) {

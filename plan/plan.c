@@ -147,6 +147,7 @@ chorus_result_t plan_create(plan_t **out, chorus_coll_t coll, int nranks, int nc
   p->nchannels = nchannels;
   p->root = root;
   p->nchunks = 1;
+  p->window = GEOM_SLOT_CHUNKS;
   plan_coll_units(coll, nranks, &p->in_units, &p->out_units);
   chorus_result_t r = shape ? plan_shape_copy(&p->shape, shape, nranks) : plan_shape_init(&p->shape, nranks, 1, NULL);
   if (r != chorus_success) goto fail;
@@ -224,7 +225,7 @@ chorus_result_t plan_append(plan_t *p, int rank, int channel, const plan_op_t *o
 chorus_result_t plan_join(plan_t *p, const plan_t *q) {
   if (q->coll != p->coll || q->nranks != p->nranks || q->nchannels != p->nchannels || q->nchunks != p->nchunks ||
       q->scratch_chunks != p->scratch_chunks || q->root != p->root || q->nhubs != p->nhubs || q->rail_nics != p->rail_nics ||
-      q->hubs_in != p->hubs_in)
+      q->hubs_in != p->hubs_in || q->window != p->window)
     return chorus_invalid_usage;
   uint8_t map[PLAN_MAX_FILES];
   for (int i = 0; i < q->nfiles; i++) map[i] = (uint8_t)plan_file_index(p, q->files[i]);

@@ -23,9 +23,10 @@
  *   RECV_REDUCE_COPY_SEND  dst = src (+) in; send dst to send_peer
  * A send has completed when its data sits in the receiver's slots: the
  * message is a snapshot of src at that moment. Connections are FIFO per
- * (sender, receiver, channel) and buffer at least GEOM_SLOT_CHUNKS chunks; the
- * engine and the simulator size their steps so, and the verifier proves the
- * absence of deadlock under exactly that bound.
+ * (sender, receiver, channel) and buffer at least `window` chunks
+ * (GEOM_SLOT_CHUNKS unless the script asks for more); the engine and the
+ * simulator size their steps so, and the verifier proves the absence of
+ * deadlock under exactly that bound.
  */
 #ifndef CHORUS_PLAN_H
 #define CHORUS_PLAN_H
@@ -125,6 +126,13 @@ typedef struct {
    * channel c's through NIC c mod k, as NCCL binds a ring's channel to one
    * NIC per host (sim/topo_route.h). The script's 'rails' field. */
   int rail_nics;
+  /* Chunks each connection must hold for the plan to run: GEOM_SLOT_CHUNKS
+   * unless the script asks for more ('window', up to GEOM_NSTEPS), as a
+   * script that sends several chunks to a peer before it receives does
+   * (algos/bruck.lua). The verifier proves the plan under this bound, and
+   * the engine and the simulator cut the call so that it holds: chunks of
+   * at most nsteps / window steps (core/geom.h, geom_conn_window). */
+  int window;
   plan_shape_t shape;
   int nfiles;
   char *files[PLAN_MAX_FILES]; /* script paths ops point into */

@@ -845,6 +845,8 @@ static chorus_result_t plan_range(planner_t *pl, const planner_req_t *req, int l
   if (r != chorus_success) goto fail;
   r = read_hubs_and_rails(pl, p, err);
   if (r != chorus_success) goto fail;
+  r = eval_int_field(pl, "window", GEOM_SLOT_CHUNKS, GEOM_SLOT_CHUNKS, GEOM_NSTEPS, &p->window, err);
+  if (r != chorus_success) goto fail;
   pl->in_chunks = p->in_units * p->nchunks;
   pl->out_chunks = p->out_units * p->nchunks;
   pl->fuse = !req->no_fuse;

@@ -12,6 +12,9 @@
  *                (default 0; plan.h)
  *   hubs_in      "node" (default: switches inside the nodes, NVSwitch) or
  *                "network" (switches between them, SHARP)
+ *   window       number or function(ctx) -> chunks each connection must hold
+ *                (2, the default, to 8: plan.h window), for a script that
+ *                sends several chunks to a peer before it receives
  *   channels     number or function(ctx) -> default channel count (default 1)
  *   supports     optional function(ctx) -> ok [, reason]
  *   program      function(ctx) called once per (rank, channel)

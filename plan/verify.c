@@ -1024,7 +1024,7 @@ chorus_result_t verify_plan(const plan_t *p, const verify_opts_t *opts, verify_r
   if (!res) res = &local;
   vrun_res_init(res);
   if (!p) return chorus_invalid_argument;
-  int slots = opts && opts->slots ? opts->slots : GEOM_SLOT_CHUNKS, mode = opts ? opts->inplace : 0;
+  int slots = opts && opts->slots ? opts->slots : p->window, mode = opts ? opts->inplace : 0;
   if (slots < 1 || slots > VERIFY_MAX_SLOTS || mode < -1 || mode > 2) {
     snprintf(res->msg, sizeof res->msg, "verify: slots %d (1 to %d) or in-place mode %d (-1 to 2) out of range", slots,
              VERIFY_MAX_SLOTS, mode);

@@ -426,6 +426,11 @@ static chorus_result_t check_opts(sim_t *s, char *err, size_t errlen) {
              SIM_MAX_NSTEPS, GEOM_SLOT_CHUNKS, s->o.steps_per_chunk);
     return chorus_invalid_argument;
   }
+  if (s->p->window > s->o.nsteps) {
+    snprintf(err, errlen, "algorithm %s needs connections that hold %d chunks (its window) but --steps %d holds %d",
+             s->p->algo, s->p->window, s->o.nsteps, s->o.nsteps);
+    return chorus_invalid_argument;
+  }
   return chorus_success;
 }
 
@@ -1159,8 +1164,9 @@ static void drain(sim_t *s) {
 /* The call's cut, as the engine makes it (core/geom.h): the connections'
  * buffer from the options, each channel's part, chunk size and slices. */
 static chorus_result_t sim_geometry(sim_t *s, size_t count, chorus_dtype_t dt, char *err, size_t errlen) {
-  s->conn = geom_conn(s->o.buffsize, s->o.nsteps, s->o.steps_per_chunk, s->o.min_step,
-                      s->o.max_chunk);
+  s->conn = geom_conn_window(geom_conn(s->o.buffsize, s->o.nsteps, s->o.steps_per_chunk, s->o.min_step,
+                                       s->o.max_chunk),
+                             s->p->window);
   if (s->conn.step_bytes >= SLOT_LAST) {
     snprintf(err, errlen, "steps of %zu bytes are too large (buffer %zu / %d steps)", s->conn.step_bytes,
              s->conn.buffsize, s->conn.nsteps);

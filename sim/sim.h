@@ -13,6 +13,9 @@
  * bytes; an empty chunk still moves as one empty step. Defaults are the
  * engine's: buffsize 4 MiB per connection (CHORUS_BUFFSIZE), 8 steps
  * (slots) per connection, at most 4 steps per chunk, 32 KiB smallest step.
+ * A plan whose connections must hold more chunks (plan.h window, W > 2) has
+ * chunks of at most nsteps / W steps, as the engine cuts them
+ * (geom_conn_window).
  *
  * Timing model:
  *  - each (sender, receiver, channel) connection has `nsteps` slots in the

@@ -41,6 +41,12 @@ algos_check(nvlstree allreduce)
 algos_check(collnet allreduce)
 algos_check(bruck allgather)
 algos_check(bruck reducescatter)
+# bruck sends up to 8 blocks of a step before it receives one (its window):
+# proved only where each connection holds that many chunks; under the
+# default two the verifier finds the deadlock.
+chorus_add_cli_test(bruck_needs_its_window LABELS algos;bad RC 1
+  REGEX "deadlock: .*a send waits while its connection holds 2 chunks not yet received"
+  COMMAND check bruck --collective allgather --ranks 8 --slots 2)
 # bruck runs on the engine too: chorus perf checks every element against its
 # reference and exits non-zero on a wrong one (odd rank counts, counts 0, 1
 # and odd ones, a reduction op other than sum).
@@ -48,6 +54,14 @@ chorus_add_cli_test(engine_bruck_allgather LABELS engine REGEX "bruck/1"
   COMMAND perf allgather -n 5 -a bruck -d int32 -b 1 -e 161K -f 11 -w 0 -i 1)
 chorus_add_cli_test(engine_bruck_reducescatter LABELS engine REGEX "bruck/1"
   COMMAND perf reducescatter -n 7 -a bruck -d half -o avg -b 1 -e 161K -f 11 -w 0 -i 1)
+# With 17 and 18 ranks a step moves 8 blocks (window 8): on 128 KiB of
+# slots (16 KiB steps) every chunk is one step, and a rank's piece several.
+chorus_add_cli_test(engine_bruck_window_allgather LABELS engine REGEX "371280 .* bruck/1"
+  COMMAND perf allgather -n 17 --threads -a bruck -d int32 -b 1 -e 3M -f 13 -w 0 -i 1)
+chorus_add_cli_test(engine_bruck_window_reducescatter LABELS engine REGEX "371232 .* bruck/1"
+  COMMAND perf reducescatter -n 18 --threads -a bruck -d float -o max -b 1 -e 3M -f 13 -w 0 -i 1)
+set_tests_properties(engine_bruck_window_allgather engine_bruck_window_reducescatter PROPERTIES APPEND PROPERTY
+  ENVIRONMENT "CHORUS_BUFFSIZE=131072")
 
 # Hybrid on the shapes where it is most often declined elsewhere: one rank
 # per node, and several ranks on many nodes.

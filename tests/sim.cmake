@@ -107,6 +107,15 @@ chorus_add_cli_test(sim_nvlstree_two_h100_nodes LABELS unit REGEX " 1073741824 +
 # then tree 1 on every node gave 251.26.
 chorus_add_cli_test(sim_nccltree_two_h100_nodes LABELS unit REGEX " 1073741824 +268435456 +float +sum +-1 +[0-9.]+ +[0-9.]+ +(3[89][0-9]|4[0-7][0-9])\\.[0-9]+ "
   COMMAND sim allreduce --topo dgx-cluster --set nodes=2 -a nccltree -b 1G -e 1G)
+# Bruck's allgather on 64 hosts of one GPU and one NIC, 1 KiB: each step's
+# blocks sent 8 ahead of their receives (its window) take about 307 us,
+# where one block ahead (a connection's default two chunks) took 668 and
+# the ring takes 1221. A guard: 250-399 us.
+chorus_add_cli_test(sim_bruck_window LABELS unit REGEX " 1024 +4 +float +none +-1 +(2[5-9][0-9]|3[0-9][0-9])\\.[0-9]+ "
+  COMMAND sim allgather --topo dgx-cluster --set nodes=64,gpus=1,nics=1 -a bruck -c 1 -b 1K -e 1K)
+chorus_add_cli_test(sim_window_needs_the_slots LABELS unit;bad RC 1
+  REGEX "algorithm bruck needs connections that hold 8 chunks \\(its window\\) but --steps 4 holds 4"
+  COMMAND sim allgather --topo dgx-cluster --set nodes=64,gpus=1,nics=1 -a bruck -c 1 -b 1K -e 1K --steps 4)
 # NVLS needs an NVSwitch that reduces (Hopper and newer): on A100 the
 # simulator says so rather than predicting a machine that cannot exist.
 chorus_add_cli_test(sim_nvls_needs_a_switch_that_reduces LABELS unit;bad RC 1

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "geom.h" /* GEOM_NSTEPS slots per connection, GEOM_STEPS_PER_CHUNK */
+#include "geom.h" /* GEOM_NSTEPS slots per connection */
 
 #ifdef __cplusplus
 extern "C" {
@@ -121,6 +121,7 @@ typedef struct {
   uint64_t chan_elems;    /* geom_chan_elems */
   uint64_t ce_max;        /* elements: min(chunk_bytes, max chunk) / es */
   uint64_t step_bytes;
+  uint64_t steps_per_chunk; /* the most steps a chunk is cut into: the plan's connection's (geom_conn_window) */
   uint64_t timeout_ns;    /* 0: no deadline */
   uint32_t es, tag;
   int32_t dt, op;         /* chorus_dtype_t, chorus_redop_t */

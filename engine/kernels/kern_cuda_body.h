@@ -385,7 +385,7 @@ static __device__ char *chunk(kcu_chan_t *x, int buf, int c, size_t *len) {
 
 /* exec.c's op_send. */
 static __device__ int op_send(kcu_chan_t *x, int out, const char *src, size_t len) {
-  size_t off = 0, p = geom_piece(len, x->a->step_bytes, GEOM_STEPS_PER_CHUNK, GEOM_MIN_STEP);
+  size_t off = 0, p = geom_piece(len, x->a->step_bytes, x->a->steps_per_chunk, GEOM_MIN_STEP);
   do {
     size_t n = len - off < p ? len - off : p;
     char *slot = NULL, *unused_in = NULL;

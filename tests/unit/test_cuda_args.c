@@ -162,6 +162,7 @@ static void test_call_geometry_is_the_cpu_executors(void) {
   CHECK_EQ_INT(a.ce_max, (512u << 10) / 4); /* chunk capped at the plan's 512 KiB */
   CHECK_EQ_INT(a.step_bytes, 1u << 19);
   CHECK_EQ_INT(a.scratch_stride, 1u << 20); /* 2 chunks of 512 KiB */
+  CHECK_EQ_INT(a.steps_per_chunk, GEOM_STEPS_PER_CHUNK);
   CHECK_EQ_INT(a.tag, 0xabcd);
   CHECK_EQ_INT(a.divide, 4);
   CHECK_EQ_INT(a.timeout_ns, 1500000000ull);
@@ -187,6 +188,17 @@ static void test_call_geometry_is_the_cpu_executors(void) {
   CHECK_EQ_INT(a.step_bytes, 16u << 10);
   CHECK_EQ_INT(a.timeout_ns, 0);
   CHECK_EQ_INT(a.scratch_stride, 0);
+  /* A plan whose connections hold 8 chunks (plan.h window): each chunk one
+   * step of 16 KiB at most, so that 8 fit in the 8 slots. */
+  geom_conn_t w8 = geom_conn_window(conn, 8);
+  g = geom_call(1u << 20, 4, 1, 4, &w8);
+  cuda_args_call(&a, &prog, &g, &w8, 2, chorus_float32, chorus_sum, 1, 0, 0);
+  CHECK_EQ_INT(a.steps_per_chunk, 1);
+  CHECK_EQ_INT(a.ce_max, (16u << 10) / 4);
+  CHECK_EQ_INT(a.scratch_stride, 2 * (16u << 10));
+  CHECK_EQ_INT(geom_conn_window(conn, 2).chunk_bytes, conn.chunk_bytes); /* the default changes nothing */
+  CHECK_EQ_INT(geom_conn_window(conn, 3).steps_per_chunk, 2);           /* 3 chunks of 2 steps in 8 slots */
+  CHECK_EQ_INT(geom_conn_window(conn, 3).chunk_bytes, 32u << 10);
 }
 
 TEST_MAIN(TEST(test_every_shipped_plan_round_trips_op_by_op), TEST(test_limits_are_refused_with_the_plan_and_the_limit),

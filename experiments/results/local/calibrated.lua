@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 03:28:33 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:26:29 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/local/calibrated.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/local/calibrated.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.878, a size missed by 28.3%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.913, a size missed by 27.4%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.757 us +- 0.052, bw 22.395 GB/s +- 6.704, R^2 0.87805, max residual 28.31%, break near 5793 B
---   copy kernel 17.367 GB/s [16.733, 17.415], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 22.395 GB/s +- 6.704 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.207 us [1.097, 1.213]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.777 us +- 0.080, bw 26.122 GB/s +- 7.166, R^2 0.91277, max residual 27.35%, break near 185364 B
+--   copy kernel 18.026 GB/s [15.058, 18.433], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 26.122 GB/s +- 7.166 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.282 us [1.177, 1.302]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "33.11GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 33.43, 4096 KiB 32.79; kernel in the cache 110.08)
-  copy_local_bw = "110.1GB/s", -- copy kernel in the cache, all ranks at once, [98.117, 111.704] GB/s
-  reduce_bw     = "27.08GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.13, 4096 KiB 27.03; kernel in the cache 52.88)
-  mem_bw        = "39.57GB/s", -- the model's memory for the ring broadcast 37.96 and reduce 41.25 of 64 MiB (2 x copy kernel x 2 ranks 69.47)
+  copy_bw       = "30.02GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 27.84, 4096 KiB 32.37; kernel in the cache 107.72)
+  copy_local_bw = "107.7GB/s", -- copy kernel in the cache, all ranks at once, [102.194, 109.459] GB/s
+  reduce_bw     = "27.49GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.35, 4096 KiB 27.62; kernel in the cache 61.60)
+  mem_bw        = "39.54GB/s", -- the model's memory for the ring broadcast 38.88 and reduce 40.22 of 64 MiB (2 x copy kernel x 2 ranks 72.10)
   op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.150] us
-  step_lat      = "0.6066us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us,16B:0us,32B:0us,64B:0us,128B:0us,256B:0.12us,512B:0.114us,1024B:0.226us,2048B:0.287us,4096B:0.344us,8192B:0.392us,16384B:0.418us,32768B:0.444us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.444 us)
-  wake_lat      = "12.35us", -- 2 ranks on one CPU: 8 B half round trip 13.109 us [13.025, 13.170] - shm alpha
+  step_lat      = "0.6272us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.0372us 512B:0.0826us 1024B:0.204us 2048B:0.279us 4096B:0.317us 8192B:0.24us 16384B:0.19us 32768B:0.123us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.317 us)
+  wake_lat      = "12.3us", -- 2 ranks on one CPU: 8 B half round trip 13.074 us [13.032, 13.115] - shm alpha
 }
 
 local loader_param = param
@@ -69,12 +69,15 @@ local n = param("ranks", 2)
 -- cache), `llc` the last-level cache in front of it. With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
--- 2026-12-03). `step_extra`: what a step of a given size costs on top of
--- step_lat, as SIZE:TIME points (chorus calibrate reads it off the shm
--- ping-pong of one step: its time less op_overhead, step_lat and the two
--- copies); default none.
+-- 2026-12-03); each of a rank's `channels` is a thread of its own, and
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
+-- given size costs on top of step_lat, as SIZE:TIME points (chorus
+-- calibrate reads it off the shm ping-pong of one step: its time less
+-- op_overhead, step_lat and the two copies); default none.
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  channels = param("channels", 1),
   mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),

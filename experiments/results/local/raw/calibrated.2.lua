@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 03:28:54 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:26:46 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/local/raw/calibrated.2.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/local/raw/calibrated.2.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.933, a size missed by 27.2%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.930, a size missed by 29.7%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.785 us +- 0.036, bw 17.093 GB/s +- 5.698, R^2 0.93308, max residual 27.22%, break near 5793 B
---   copy kernel 12.377 GB/s [12.224, 13.533], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 17.093 GB/s +- 5.698 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.377 us [1.353, 1.422]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.761 us +- 0.069, bw 26.611 GB/s +- 7.521, R^2 0.93002, max residual 29.67%, break near 185364 B
+--   copy kernel 17.652 GB/s [16.227, 18.072], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 26.611 GB/s +- 7.521 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.332 us [1.163, 1.343]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "29.54GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 32.08, 4096 KiB 27.19; kernel in the cache 97.17)
-  copy_local_bw = "97.17GB/s", -- copy kernel in the cache, all ranks at once, [86.516, 100.532] GB/s
-  reduce_bw     = "26.25GB/s", -- the model's rate for the ring reduce measured (1024 KiB 26.85, 4096 KiB 25.66; kernel in the cache 46.26)
-  mem_bw        = "30.8GB/s", -- the model's memory for the ring broadcast 29.28 and reduce 32.39 of 64 MiB (2 x copy kernel x 2 ranks 49.51)
-  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.151] us
-  step_lat      = "0.6347us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us,16B:0.00567us,32B:0us,64B:0us,128B:0us,256B:0.0649us,512B:0.0726us,1024B:0.148us,2048B:0.284us,4096B:0.305us,8192B:0.337us,16384B:0.388us,32768B:0.305us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.388 us)
-  wake_lat      = "13.97us", -- 2 ranks on one CPU: 8 B half round trip 14.758 us [14.613, 14.843] - shm alpha
+  copy_bw       = "34.94GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 33.24, 4096 KiB 36.72; kernel in the cache 77.54)
+  copy_local_bw = "77.54GB/s", -- copy kernel in the cache, all ranks at once, [66.938, 77.818] GB/s
+  reduce_bw     = "27.58GB/s", -- the model's rate for the ring reduce measured (1024 KiB 26.89, 4096 KiB 28.28; kernel in the cache 52.55)
+  mem_bw        = "39.95GB/s", -- the model's memory for the ring broadcast 40.28 and reduce 39.62 of 64 MiB (2 x copy kernel x 2 ranks 70.61)
+  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.160, 0.160] us
+  step_lat      = "0.6014us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.0328us 256B:0.0455us 512B:0.0658us 1024B:0.0965us 2048B:0.256us 4096B:0.272us 8192B:0.318us 16384B:0.355us 32768B:0.453us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.453 us)
+  wake_lat      = "12.74us", -- 2 ranks on one CPU: 8 B half round trip 13.500 us [13.405, 13.601] - shm alpha
 }
 
 local loader_param = param
@@ -69,12 +69,15 @@ local n = param("ranks", 2)
 -- cache), `llc` the last-level cache in front of it. With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
--- 2026-12-03). `step_extra`: what a step of a given size costs on top of
--- step_lat, as SIZE:TIME points (chorus calibrate reads it off the shm
--- ping-pong of one step: its time less op_overhead, step_lat and the two
--- copies); default none.
+-- 2026-12-03); each of a rank's `channels` is a thread of its own, and
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
+-- given size costs on top of step_lat, as SIZE:TIME points (chorus
+-- calibrate reads it off the shm ping-pong of one step: its time less
+-- op_overhead, step_lat and the two copies); default none.
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  channels = param("channels", 1),
   mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 03:29:15 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:27:03 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/local/raw/calibrated.3.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/local/raw/calibrated.3.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.948, a size missed by 35.4%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.949, a size missed by 25.0%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.805 us +- 0.071, bw 23.176 GB/s +- 7.386, R^2 0.94847, max residual 35.44%, break near 741455 B
---   copy kernel 11.704 GB/s [7.049, 12.749], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 23.176 GB/s +- 7.386 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.363 us [1.363, 1.383]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.778 us +- 0.070, bw 26.589 GB/s +- 6.828, R^2 0.94861, max residual 25.00%, break near 741455 B
+--   copy kernel 18.290 GB/s [17.731, 19.291], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 26.589 GB/s +- 6.828 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.292 us [1.283, 1.302]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "28.98GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.39, 4096 KiB 28.57; kernel in the cache 101.86)
-  copy_local_bw = "101.9GB/s", -- copy kernel in the cache, all ranks at once, [95.262, 104.308] GB/s
-  reduce_bw     = "21.23GB/s", -- the model's rate for the ring reduce measured (1024 KiB 22.74, 4096 KiB 19.83; kernel in the cache 46.89)
-  mem_bw        = "30.6GB/s", -- the model's memory for the ring broadcast 33.57 and reduce 27.89 of 64 MiB (2 x copy kernel x 2 ranks 46.82)
-  op_overhead   = "0.221us", -- 8-byte allreduce on one rank, [0.211, 0.240] us
-  step_lat      = "0.5839us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us,16B:0us,32B:0us,64B:0us,128B:0us,256B:0.0295us,512B:0.0463us,1024B:0.101us,2048B:0.301us,4096B:0.265us,8192B:0.288us,16384B:0.321us,32768B:0.0823us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.321 us)
-  wake_lat      = "14.29us", -- 2 ranks on one CPU: 8 B half round trip 15.093 us [14.553, 15.138] - shm alpha
+  copy_bw       = "30.97GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.55, 4096 KiB 32.46; kernel in the cache 105.45)
+  copy_local_bw = "105.4GB/s", -- copy kernel in the cache, all ranks at once, [97.662, 106.494] GB/s
+  reduce_bw     = "27.26GB/s", -- the model's rate for the ring reduce measured (1024 KiB 26.85, 4096 KiB 27.67; kernel in the cache 54.47)
+  mem_bw        = "37.36GB/s", -- the model's memory for the ring broadcast 37.24 and reduce 37.47 of 64 MiB (2 x copy kernel x 2 ranks 73.16)
+  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.160, 0.160] us
+  step_lat      = "0.6183us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.0267us 512B:0.0254us 1024B:0.198us 2048B:0.192us 4096B:0.305us 8192B:0.268us 16384B:0.258us 32768B:0.201us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.305 us)
+  wake_lat      = "12.77us", -- 2 ranks on one CPU: 8 B half round trip 13.546 us [13.511, 13.571] - shm alpha
 }
 
 local loader_param = param
@@ -69,12 +69,15 @@ local n = param("ranks", 2)
 -- cache), `llc` the last-level cache in front of it. With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
--- 2026-12-03). `step_extra`: what a step of a given size costs on top of
--- step_lat, as SIZE:TIME points (chorus calibrate reads it off the shm
--- ping-pong of one step: its time less op_overhead, step_lat and the two
--- copies); default none.
+-- 2026-12-03); each of a rank's `channels` is a thread of its own, and
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
+-- given size costs on top of step_lat, as SIZE:TIME points (chorus
+-- calibrate reads it off the shm ping-pong of one step: its time less
+-- op_overhead, step_lat and the two copies); default none.
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  channels = param("channels", 1),
   mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 03:27:03 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:24:56 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/quickstart/raw/calibrated.2.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/quickstart/raw/calibrated.2.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.928, a size missed by 25.5%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.887, a size missed by 31.5%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.823 us +- 0.074, bw 23.448 GB/s +- 5.509, R^2 0.92795, max residual 25.47%, break near 185364 B
---   copy kernel 15.183 GB/s [14.014, 15.272], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 23.448 GB/s +- 5.509 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.387 us [1.368, 1.422]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.786 us +- 0.055, bw 21.920 GB/s +- 7.281, R^2 0.88693, max residual 31.53%, break near 11585 B
+--   copy kernel 14.267 GB/s [13.844, 15.249], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 21.920 GB/s +- 7.281 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.412 us [1.393, 1.422]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "36.56GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 36.71, 4096 KiB 36.42; kernel in the cache 87.29)
-  copy_local_bw = "87.29GB/s", -- copy kernel in the cache, all ranks at once, [71.284, 99.484] GB/s
-  reduce_bw     = "27.75GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.06, 4096 KiB 28.45; kernel in the cache 45.76)
-  mem_bw        = "41.2GB/s", -- the model's memory for the ring broadcast 38.25 and reduce 44.37 of 64 MiB (2 x copy kernel x 2 ranks 60.73)
-  op_overhead   = "0.211us", -- 8-byte allreduce on one rank, [0.200, 0.220] us
-  step_lat      = "0.6117us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us,16B:0us,32B:0us,64B:0us,128B:0us,256B:0.0248us,512B:0.0335us,1024B:0.123us,2048B:0.27us,4096B:0.321us,8192B:0.398us,16384B:0.475us,32768B:0.516us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.516 us)
-  wake_lat      = "13.97us", -- 2 ranks on one CPU: 8 B half round trip 14.788 us [14.745, 14.808] - shm alpha
+  copy_bw       = "25.75GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 25.92, 4096 KiB 25.58; kernel in the cache 102.82)
+  copy_local_bw = "102.8GB/s", -- copy kernel in the cache, all ranks at once, [87.385, 103.633] GB/s
+  reduce_bw     = "20.76GB/s", -- the model's rate for the ring reduce measured (1024 KiB 20.80, 4096 KiB 20.71; kernel in the cache 45.82)
+  mem_bw        = "30.52GB/s", -- the model's memory for the ring broadcast 32.88 and reduce 28.33 of 64 MiB (2 x copy kernel x 2 ranks 57.07)
+  op_overhead   = "0.23us", -- 8-byte allreduce on one rank, [0.221, 0.230] us
+  step_lat      = "0.5564us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.000194us 256B:0.0603us 512B:0.0704us 1024B:0.166us 2048B:0.249us 4096B:0.238us 8192B:0.205us 16384B:0.138us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.249 us)
+  wake_lat      = "14.19us", -- 2 ranks on one CPU: 8 B half round trip 14.976 us [14.913, 15.109] - shm alpha
 }
 
 local loader_param = param
@@ -69,12 +69,15 @@ local n = param("ranks", 2)
 -- cache), `llc` the last-level cache in front of it. With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
--- 2026-12-03). `step_extra`: what a step of a given size costs on top of
--- step_lat, as SIZE:TIME points (chorus calibrate reads it off the shm
--- ping-pong of one step: its time less op_overhead, step_lat and the two
--- copies); default none.
+-- 2026-12-03); each of a rank's `channels` is a thread of its own, and
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
+-- given size costs on top of step_lat, as SIZE:TIME points (chorus
+-- calibrate reads it off the shm ping-pong of one step: its time less
+-- op_overhead, step_lat and the two copies); default none.
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  channels = param("channels", 1),
   mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),

@@ -1,10 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 03:27:06 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:25:00 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/quickstart/raw/calibrated.3.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/quickstart/raw/calibrated.3.lua
 -- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.945, a size missed by 28.7%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
--- warning: copy_bw, reduce_bw and mem_bw are the kernels' rates, not the engine's: the ring broadcast and reduce could not be solved here (not solved (at mem_bw = 10000 GB/s the model predicts 6178.950 us, slower than the measured 4659.264 us): the kernels' rates stay); predictions between cores will be too fast
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.928, a size missed by 34.2%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -13,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.848 us +- 0.077, bw 23.513 GB/s +- 6.982, R^2 0.94520, max residual 28.72%, break near 741455 B
---   copy kernel 10.959 GB/s [10.330, 12.910], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 23.513 GB/s +- 6.982 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.393 us [1.383, 1.402]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.793 us +- 0.071, bw 20.212 GB/s +- 7.255, R^2 0.92758, max residual 34.20%, break near 370728 B
+--   copy kernel 13.377 GB/s [12.745, 13.894], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 20.212 GB/s +- 7.255 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.512 us [1.463, 1.514]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "88.33GB/s", -- copy kernel in the cache, all ranks at once, [82.314, 97.668] GB/s
-  copy_local_bw = "88.33GB/s", -- copy kernel in the cache, all ranks at once, [82.314, 97.668] GB/s
-  reduce_bw     = "45.89GB/s", -- reduce kernel in the cache, all ranks at once, [38.387, 49.112] GB/s
-  mem_bw        = "43.84GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 64 MiB buffers
-  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.151] us
-  step_lat      = "0.6982us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us,16B:0us,32B:0us,64B:0us,128B:0us,256B:0.0602us,512B:0.0672us,1024B:0.256us,2048B:0.338us,4096B:0.457us,8192B:0.594us,16384B:0.93us,32768B:1.59us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 1.593 us)
-  wake_lat      = "11.8us", -- 2 ranks on one CPU: 8 B half round trip 12.643 us [12.614, 12.664] - shm alpha
+  copy_bw       = "26.64GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 26.77, 4096 KiB 26.50; kernel in the cache 90.29)
+  copy_local_bw = "90.29GB/s", -- copy kernel in the cache, all ranks at once, [81.738, 92.900] GB/s
+  reduce_bw     = "26.32GB/s", -- the model's rate for the ring reduce measured (1024 KiB 26.20, 4096 KiB 26.45; kernel in the cache 43.53)
+  mem_bw        = "34.75GB/s", -- the model's memory for the ring broadcast 31.23 and reduce 38.66 of 64 MiB (2 x copy kernel x 2 ranks 53.51)
+  op_overhead   = "0.231us", -- 8-byte allreduce on one rank, [0.230, 0.236] us
+  step_lat      = "0.5621us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.00379us 256B:0.0514us 512B:0.06us 1024B:0.127us 2048B:0.236us 4096B:0.232us 8192B:0.217us 16384B:0.176us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.236 us)
+  wake_lat      = "15.18us", -- 2 ranks on one CPU: 8 B half round trip 15.975 us [15.840, 16.231] - shm alpha
 }
 
 local loader_param = param
@@ -70,12 +69,15 @@ local n = param("ranks", 2)
 -- cache), `llc` the last-level cache in front of it. With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
--- 2026-12-03). `step_extra`: what a step of a given size costs on top of
--- step_lat, as SIZE:TIME points (chorus calibrate reads it off the shm
--- ping-pong of one step: its time less op_overhead, step_lat and the two
--- copies); default none.
+-- 2026-12-03); each of a rank's `channels` is a thread of its own, and
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
+-- given size costs on top of step_lat, as SIZE:TIME points (chorus
+-- calibrate reads it off the shm ping-pong of one step: its time less
+-- op_overhead, step_lat and the two copies); default none.
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  channels = param("channels", 1),
   mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 03:27:10 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:25:05 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/quickstart/raw/calibrated.4.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/quickstart/raw/calibrated.4.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.963, a size missed by 20.3%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.934, a size missed by 32.9%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.837 us +- 0.063, bw 20.280 GB/s +- 5.098, R^2 0.96342, max residual 20.30%, break near 741455 B
---   copy kernel 17.243 GB/s [16.619, 18.112], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 20.280 GB/s +- 5.098 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.272 us [1.243, 1.337]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.838 us +- 0.079, bw 21.312 GB/s +- 7.408, R^2 0.93397, max residual 32.89%, break near 741455 B
+--   copy kernel 11.545 GB/s [10.776, 11.847], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 21.312 GB/s +- 7.408 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.393 us [1.383, 1.494]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "28.96GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.43, 4096 KiB 28.51; kernel in the cache 110.77)
-  copy_local_bw = "110.8GB/s", -- copy kernel in the cache, all ranks at once, [102.304, 113.916] GB/s
-  reduce_bw     = "23.84GB/s", -- the model's rate for the ring reduce measured (1024 KiB 23.74, 4096 KiB 23.94; kernel in the cache 62.60)
-  mem_bw        = "34.6GB/s", -- the model's memory for the ring broadcast 35.85 and reduce 33.39 of 64 MiB (2 x copy kernel x 2 ranks 68.97)
-  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.151] us
-  step_lat      = "0.6873us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us,16B:0us,32B:0us,64B:0us,128B:0us,256B:0.0218us,512B:0.0589us,1024B:0.114us,2048B:0.228us,4096B:0.242us,8192B:0.268us,16384B:0.291us,32768B:0.108us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.291 us)
-  wake_lat      = "12.17us", -- 2 ranks on one CPU: 8 B half round trip 13.005 us [12.904, 13.014] - shm alpha
+  copy_bw       = "28.47GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.12, 4096 KiB 27.84; kernel in the cache 96.92)
+  copy_local_bw = "96.92GB/s", -- copy kernel in the cache, all ranks at once, [83.328, 98.484] GB/s
+  reduce_bw     = "22.19GB/s", -- the model's rate for the ring reduce measured (1024 KiB 21.87, 4096 KiB 22.51; kernel in the cache 50.07)
+  mem_bw        = "28.21GB/s", -- the model's memory for the ring broadcast 29.62 and reduce 26.87 of 64 MiB (2 x copy kernel x 2 ranks 46.18)
+  op_overhead   = "0.26us", -- 8-byte allreduce on one rank, [0.250, 0.261] us
+  step_lat      = "0.5777us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.0364us 512B:0.0481us 1024B:0.175us 2048B:0.391us 4096B:0.252us 8192B:0.245us 16384B:0.276us 32768B:0.132us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.391 us)
+  wake_lat      = "13.78us", -- 2 ranks on one CPU: 8 B half round trip 14.618 us [14.553, 14.828] - shm alpha
 }
 
 local loader_param = param
@@ -69,12 +69,15 @@ local n = param("ranks", 2)
 -- cache), `llc` the last-level cache in front of it. With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
--- 2026-12-03). `step_extra`: what a step of a given size costs on top of
--- step_lat, as SIZE:TIME points (chorus calibrate reads it off the shm
--- ping-pong of one step: its time less op_overhead, step_lat and the two
--- copies); default none.
+-- 2026-12-03); each of a rank's `channels` is a thread of its own, and
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
+-- given size costs on top of step_lat, as SIZE:TIME points (chorus
+-- calibrate reads it off the shm ping-pong of one step: its time less
+-- op_overhead, step_lat and the two copies); default none.
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  channels = param("channels", 1),
   mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 03:27:14 UTC.
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:25:09 UTC.
 -- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/res/quickstart/raw/calibrated.5.lua
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/quickstart/raw/calibrated.5.lua
 -- base: /work/main/topologies/local-cpu.lua
 -- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.920, a size missed by 33.5%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: shm ping-pong fit is poor (R^2 0.943, a size missed by 28.9%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,21 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.769 us +- 0.077, bw 24.058 GB/s +- 7.068, R^2 0.91953, max residual 33.51%, break near 185364 B
---   copy kernel 14.975 GB/s [14.502, 15.590], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 24.058 GB/s +- 7.068 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.253 us [1.172, 1.263]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.766 us +- 0.031, bw 21.052 GB/s +- 6.654, R^2 0.94326, max residual 28.86%, break near 2896 B
+--   copy kernel 12.238 GB/s [11.730, 12.811], 64 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 21.052 GB/s +- 6.654 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 1.313 us [1.287, 1.402]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "29.88GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.74, 4096 KiB 30.02; kernel in the cache 104.35)
-  copy_local_bw = "104.4GB/s", -- copy kernel in the cache, all ranks at once, [102.132, 110.927] GB/s
-  reduce_bw     = "27.67GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.61, 4096 KiB 27.74; kernel in the cache 60.28)
-  mem_bw        = "38.99GB/s", -- the model's memory for the ring broadcast 36.54 and reduce 41.59 of 64 MiB (2 x copy kernel x 2 ranks 59.90)
-  op_overhead   = "0.15us", -- 8-byte allreduce on one rank, [0.150, 0.150] us
-  step_lat      = "0.6191us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us,16B:0us,32B:0us,64B:0us,128B:0us,256B:0.0452us,512B:0.0733us,1024B:0.164us,2048B:0.311us,4096B:0.279us,8192B:0.281us,16384B:0.263us,32768B:0.239us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.311 us)
-  wake_lat      = "11.96us", -- 2 ranks on one CPU: 8 B half round trip 12.734 us [12.719, 12.739] - shm alpha
+  copy_bw       = "25.85GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 26.01, 4096 KiB 25.69; kernel in the cache 93.75)
+  copy_local_bw = "93.75GB/s", -- copy kernel in the cache, all ranks at once, [77.449, 95.302] GB/s
+  reduce_bw     = "21.73GB/s", -- the model's rate for the ring reduce measured (1024 KiB 22.64, 4096 KiB 20.85; kernel in the cache 44.66)
+  mem_bw        = "30.71GB/s", -- the model's memory for the ring broadcast 34.30 and reduce 27.49 of 64 MiB (2 x copy kernel x 2 ranks 48.95)
+  op_overhead   = "0.25us", -- 8-byte allreduce on one rank, [0.240, 0.250] us
+  step_lat      = "0.5161us", -- shm alpha - op_overhead
+  step_extra    = "8B:9.27e-06us 16B:0us 32B:0us 64B:0.000426us 128B:0.0507us 256B:0.0861us 512B:0.116us 1024B:0.194us 2048B:0.29us 4096B:0.279us 8192B:0.269us 16384B:0.16us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.290 us)
+  wake_lat      = "14.94us", -- 2 ranks on one CPU: 8 B half round trip 15.702 us [15.471, 15.908] - shm alpha
 }
 
 local loader_param = param
@@ -69,12 +69,15 @@ local n = param("ranks", 2)
 -- cache), `llc` the last-level cache in front of it. With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
--- 2026-12-03). `step_extra`: what a step of a given size costs on top of
--- step_lat, as SIZE:TIME points (chorus calibrate reads it off the shm
--- ping-pong of one step: its time less op_overhead, step_lat and the two
--- copies); default none.
+-- 2026-12-03); each of a rank's `channels` is a thread of its own, and
+-- ranks x channels threads share the cores (where they outnumber them,
+-- handing each call to a rank's workers and back costs a wake_lat too). `step_extra`: what a step of a
+-- given size costs on top of step_lat, as SIZE:TIME points (chorus
+-- calibrate reads it off the shm ping-pong of one step: its time less
+-- op_overhead, step_lat and the two copies); default none.
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
+  channels = param("channels", 1),
   mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),

@@ -284,7 +284,8 @@ static void trace_record(chorus_comm_t *c, int ch, struct exec_trace_ev *e, exec
 static chorus_result_t run_channel(exec_job_t *j, int ch) {
   chorus_comm_t *c = j->comm;
   const plan_t *p = j->plan;
-  exec_chan_t x = {.j = j, .ch = ch, .k = p->nchunks, .step = c->geom.step_bytes, .spc = j->spc, .where = &c->where[ch]};
+  exec_chan_t x = {
+      .j = j, .ch = ch, .k = p->nchunks, .step = c->geom.step_bytes, .spc = j->spc, .where = &c->where[ch]};
   x.g = geom_chan(&j->g, ch);
   if (!x.g.part_len && (j->g.count || ch)) return chorus_success; /* see exec_coll for a count of 0 */
   x.scratch = c->x.scratch[ch];
@@ -331,7 +332,8 @@ int exec_moves(const plan_t *p, size_t count, chorus_dtype_t dt, size_t buffsize
     uint32_t slice = 0;
     for (size_t base = 0; base < gc.part_len; base += (size_t)g.k * gc.ce, slice++) {
       for (int q = 0; q < g.k; q++) {
-        size_t first, len = chunk_span(&gc, base, q, &first) * g.es, off = 0, piece = piece_size(len, conn.step_bytes, conn.steps_per_chunk);
+        size_t first, len = chunk_span(&gc, base, q, &first) * g.es, off = 0,
+                      piece = piece_size(len, conn.step_bytes, conn.steps_per_chunk);
         uint32_t step = 0;
         do {
           size_t n = len - off < piece ? len - off : piece;

@@ -632,8 +632,9 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
              "algorithm %s needs %d hub%s (a switch that reduces) but %s declares %d: a topology names them with "
              "hub \"device\" (%s)",
              p->algo, p->nhubs, p->nhubs == 1 ? "" : "s", t->path, t->nhubs,
-             p->hubs_in == PLAN_HUBS_IN_NETWORK ? "SHARP needs a network switch that reduces: dgx-cluster --set sharp=true"
-                                                : "NVLink SHARP needs an NVSwitch that reduces: gpu h100 or newer");
+             p->hubs_in == PLAN_HUBS_IN_NETWORK
+                 ? "SHARP needs a network switch that reduces: dgx-cluster --set sharp=true"
+                 : "NVLink SHARP needs an NVSwitch that reduces: gpu h100 or newer");
     return chorus_invalid_argument;
   }
   sim_t *s = calloc(1, sizeof *s);

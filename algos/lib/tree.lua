@@ -216,8 +216,10 @@ function M.allreduce_phases(ctx, group, src, chunk)
 end
 
 -- The double binary tree allreduce over a group, a building block for
--- hierarchical scripts: both trees reduce up before either broadcasts down
--- (see algos/tree.lua).
+-- hierarchical scripts (algos/hybrid.lua): both trees reduce up, tree 0
+-- first, before either broadcasts down. Not yet the leaf-first order of
+-- allreduce_phases that algos/tree.lua and nvlstree.lua take: hybrid's
+-- committed measurements were made in this one.
 function M.allreduce(ctx, group, src, chunk)
   local ph = M.allreduce_phases(ctx, group, src, chunk)
   for t = 0, 1 do ph.reduce_up(t) end

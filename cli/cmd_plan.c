@@ -148,6 +148,7 @@ static int parse_args(int argc, char **argv, args_t *a, const char *help) {
       return usage_error(a->cmd, "unexpected argument '%s'", s);
     }
     if (i + 1 >= argc) return usage_error(a->cmd, "%s needs a value", s);
+    if (*slot) return usage_error(a->cmd, "%s is given twice (algorithm options go in one: --opt a=1,b=2)", s);
     *slot = argv[++i];
   }
   if (!a->algo) return usage_error(a->cmd, "%s", "name an algorithm (ring, tree, ...) or a .lua file");

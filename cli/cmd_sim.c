@@ -206,7 +206,10 @@ static int parse_sim_args(int argc, char **argv, sim_args_t *a) {
       else if (optarg) return fprintf(stderr, "chorus sim: --links takes no value but 'all'\n"), 2;
       break;
     case 'G': a->timeline = optarg; break;
-    case 'O': a->opt = optarg; break;
+    case 'O':
+      if (a->opt) return fprintf(stderr, "chorus sim: --opt is given twice: give the options in one, --opt a=1,b=2\n"), 2;
+      a->opt = optarg;
+      break;
     case 'B':
       if (parse_size(optarg, &a->buffsize)) return fprintf(stderr, "chorus sim: --buffsize: '%s' is not a size\n", optarg), 2;
       break;

@@ -50,6 +50,10 @@ struct planner {
   const void *last_source; /* the function that emitted the last op -> file index */
   int last_file;
   chorus_result_t append_result;
+  /* The algorithm options (plan_t.opts) ctx:opt read: bit i for the i-th
+   * item given; and every name it asked for, given or not ("a b c"). */
+  uint64_t opt_read;
+  char opt_names[256];
 };
 
 static void set_err(planner_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -378,15 +382,29 @@ static int ctx_node_ranks(lua_State *L) {
 
 /* ctx:opt(name, default): the value of name in "k=v,k=v", as a number when
  * the default is one. */
+/* Remember that the script reads option `name` (planner_t.opt_names). */
+static void note_opt_name(char *names, size_t cap, const char *name, size_t nl) {
+  for (const char *o = names; *o;) {
+    const char *end = strchr(o, ' ');
+    size_t len = end ? (size_t)(end - o) : strlen(o);
+    if (len == nl && !strncmp(o, name, nl)) return;
+    o += len + (end ? 1 : 0);
+  }
+  size_t used = strlen(names);
+  if (used + nl + 2 < cap) snprintf(names + used, cap - used, "%s%.*s", used ? " " : "", (int)nl, name);
+}
+
 static int ctx_opt(lua_State *L) {
   planner_t *pl = ctx_planner(L);
   const char *name = luaL_checkstring(L, 2);
   size_t nl = strlen(name);
+  note_opt_name(pl->opt_names, sizeof pl->opt_names, name, nl);
   const char *o = pl->plan->opts;
-  while (*o) {
+  for (int i = 0; *o; i++) {
     const char *end = strchr(o, ',');
     size_t len = end ? (size_t)(end - o) : strlen(o);
     if (len > nl && !strncmp(o, name, nl) && o[nl] == '=') {
+      if (i < 64) pl->opt_read |= 1ull << i;
       lua_pushlstring(L, o + nl + 1, len - nl - 1);
       if (lua_type(L, 3) == LUA_TNUMBER) {
         if (!lua_stringtonumber(L, lua_tostring(L, -1)))
@@ -772,6 +790,52 @@ static chorus_result_t read_hubs_and_rails(planner_t *pl, plan_t *p, planner_err
   return chorus_success;
 }
 
+/* The options as given (plan_t.opts): NAME=VALUE items separated by
+ * commas, each name once. */
+static chorus_result_t check_opts_given(const planner_t *pl, const char *opts, planner_err_t *err) {
+  for (const char *o = opts; *o;) {
+    const char *end = strchr(o, ',');
+    size_t len = end ? (size_t)(end - o) : strlen(o);
+    const char *eq = memchr(o, '=', len);
+    if (!eq || eq == o) {
+      set_err(err, "algorithm %s: option '%.*s' is not NAME=VALUE (give them as --opt a=1,b=2)", pl->name, (int)len, o);
+      return chorus_invalid_argument;
+    }
+    size_t nl = (size_t)(eq - o);
+    for (const char *q = opts; q < o;) {
+      const char *qe = strchr(q, ',');
+      if (!strncmp(q, o, nl + 1)) {
+        set_err(err, "algorithm %s: option '%.*s' is given twice", pl->name, (int)nl, o);
+        return chorus_invalid_argument;
+      }
+      q = qe + 1;
+    }
+    o += len + (end ? 1 : 0);
+  }
+  return chorus_success;
+}
+
+/* Every option given was read by the script on some rank and channel (a
+ * misspelt name would otherwise change nothing, silently): `read` has bit
+ * i for the i-th item, `names` what the script asked for. */
+static chorus_result_t check_opts_read(const char *algo, const char *opts, uint64_t read, const char *names,
+                                       planner_err_t *err) {
+  int i = 0;
+  for (const char *o = opts; *o; i++) {
+    const char *end = strchr(o, ',');
+    size_t len = end ? (size_t)(end - o) : strlen(o);
+    if (i < 64 && !(read >> i & 1)) {
+      const char *eq = memchr(o, '=', len);
+      int nl = eq ? (int)(eq - o) : (int)len;
+      set_err(err, "algorithm %s does not read option '%.*s' for this call (%s%s)", algo, nl, o,
+              names[0] ? "the options it reads: " : "it reads no options", names);
+      return chorus_invalid_argument;
+    }
+    o += len + (end ? 1 : 0);
+  }
+  return chorus_success;
+}
+
 /* Plan the programs of ranks lo .. hi-1 (the others stay empty). */
 static chorus_result_t plan_range(planner_t *pl, const planner_req_t *req, int lo, int hi, plan_t **out,
                                   planner_err_t *err) {
@@ -802,6 +866,9 @@ static chorus_result_t plan_range(planner_t *pl, const planner_req_t *req, int l
     set_err(err, "algorithm options too long: '%s'", req->opts);
     return chorus_invalid_argument;
   }
+  if (req->opts) TRY(check_opts_given(pl, req->opts, err));
+  pl->opt_read = 0;
+  pl->opt_names[0] = 0;
   /* Plan with one channel first: the script may choose the default count. */
   chorus_result_t r = plan_create(&pl->plan, req->coll, req->nranks, 1, root, req->shape);
   if (r != chorus_success) {
@@ -877,6 +944,8 @@ typedef struct {
   plan_t *plan;
   planner_err_t err;
   chorus_result_t res;
+  uint64_t opt_read; /* the part's planner_t.opt_read and opt_names */
+  char opt_names[256];
 } plan_part_t;
 
 static void *plan_part(void *arg) {
@@ -885,6 +954,8 @@ static void *plan_part(void *arg) {
   w->res = planner_open(&pl, w->main->path, w->main->algos_dir, &w->err);
   if (w->res != chorus_success) return NULL;
   w->res = plan_range(pl, w->req, w->lo, w->hi, &w->plan, &w->err);
+  w->opt_read = pl->opt_read;
+  snprintf(w->opt_names, sizeof w->opt_names, "%s", pl->opt_names);
   planner_close(pl);
   return NULL;
 }
@@ -960,7 +1031,12 @@ chorus_result_t planner_rings(planner_t *pl, const planner_req_t *req, int *orde
 
 chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **out, planner_err_t *err) {
   int nt = plan_threads(req);
-  if (nt < 2) return plan_range(pl, req, 0, INT_MAX, out, err);
+  if (nt < 2) {
+    TRY(plan_range(pl, req, 0, INT_MAX, out, err));
+    chorus_result_t r = check_opts_read(pl->name, (*out)->opts, pl->opt_read, pl->opt_names, err);
+    if (r != chorus_success) plan_destroy(*out), *out = NULL;
+    return r;
+  }
   plan_part_t part[PLANNER_MAX_THREADS];
   pthread_t tid[PLANNER_MAX_THREADS];
   int started[PLANNER_MAX_THREADS] = {0};
@@ -992,6 +1068,19 @@ chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **o
                                      chorus_result_string(r));
   }
   for (int i = 1; i < nt; i++) plan_destroy(part[i].plan);
+  if (r == chorus_success) {
+    uint64_t read = pl->opt_read;
+    for (int i = 1; i < nt; i++) {
+      read |= part[i].opt_read;
+      for (const char *o = part[i].opt_names; *o;) {
+        const char *end = strchr(o, ' ');
+        size_t len = end ? (size_t)(end - o) : strlen(o);
+        note_opt_name(pl->opt_names, sizeof pl->opt_names, o, len);
+        o += len + (end ? 1 : 0);
+      }
+    }
+    r = check_opts_read(pl->name, part[0].plan->opts, read, pl->opt_names, err);
+  }
   if (r != chorus_success) {
     plan_destroy(part[0].plan);
     return r;

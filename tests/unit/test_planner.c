@@ -145,6 +145,36 @@ static void the_context_answers_the_shape(void) {
   plan_shape_fini(&shape);
 }
 
+/* An option given that no rank or channel reads is an error naming it and
+ * what the script reads, whether one planner plans every rank or several
+ * threads plan ranges of them (256 ranks and up: the reads are merged). */
+static void an_option_nobody_reads_is_an_error(void) {
+  write_script("optread", "return { name = 'optread', collectives = { 'allreduce' }, chunks = 1,\n"
+                          "  program = function(ctx)\n"
+                          "    if ctx.rank == ctx.nranks - 1 then ctx:opt('late', 0) end\n"
+                          "    ctx:copy(IN, 0, OUT, 0) end }\n");
+  for (int n = 4; n <= 300; n += 296) {
+    plan_t *p = NULL;
+    planner_err_t err;
+    planner_req_t req = {.algo = "optread", .coll = chorus_allreduce, .nranks = n, .algos_dir = dir,
+                         .opts = "late=1,lat=2"};
+    CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_invalid_argument);
+    CHECK_TRUE(p == NULL);
+    CHECK_CONTAINS(err.msg, "algorithm optread does not read option 'lat' for this call");
+    CHECK_CONTAINS(err.msg, "the options it reads: late");
+    /* Read by the last rank alone (the last range when planned in parallel): enough. */
+    req.opts = "late=1";
+    CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_success);
+    plan_destroy(p);
+    req.opts = "late";
+    CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_invalid_argument);
+    CHECK_CONTAINS(err.msg, "option 'late' is not NAME=VALUE");
+    req.opts = "late=1,late=2";
+    CHECK_EQ_INT(planner_build(&req, &p, &err), chorus_invalid_argument);
+    CHECK_CONTAINS(err.msg, "option 'late' is given twice");
+  }
+}
+
 static void supports_can_decline_a_shape(void) {
   write_script("picky", "return { name = 'picky', collectives = { 'allreduce' }, chunks = 1,\n"
                         "  supports = function(ctx) return ctx.nranks % 2 == 0, 'needs an even rank count' end,\n"
@@ -368,7 +398,7 @@ static void parallel_planning_reports_the_first_failing_rank(void) {
 }
 
 TEST_MAIN(TEST(a_ring_script_becomes_fused_ops_with_lines), TEST(no_fuse_keeps_the_plain_ops),
-          TEST(bad_ops_are_errors_at_their_line), TEST(declarations_are_checked), TEST(the_context_answers_the_shape),
+          TEST(bad_ops_are_errors_at_their_line), TEST(declarations_are_checked), TEST(the_context_answers_the_shape), TEST(an_option_nobody_reads_is_an_error),
           TEST(supports_can_decline_a_shape), TEST(the_cache_builds_once_per_key),
           TEST(a_scratch_sum_only_sent_on_becomes_recv_reduce_send), TEST(errors_in_declarations_name_the_shape),
           TEST(the_cache_keys_collective_root_and_node_sizes), TEST(parallel_planning_builds_what_one_planner_builds),

@@ -1223,6 +1223,9 @@ static chorus_result_t reset_network(sim_t *s) {
   s->net = NULL;
   if (sim_net_create(&s->net, s->nres, s->cap) != chorus_success) return chorus_out_of_memory;
   sim_net_use_queue(s->net, &s->evq, EV_NET);
+  /* One max-min re-sharing per instant, not one per flow started or ended
+   * in it (the event loop flushes before time moves on). */
+  if (sim_net_defer(s->net) != chorus_success) return chorus_out_of_memory;
   /* Route c is connection c's. */
   for (int c = 0; c < s->nconn; c++) {
     int id;
@@ -1381,6 +1384,12 @@ static void event_loop(sim_t *s) {
   const sim_net_head_t *shared = sim_net_shared_head(s->net);
   while (s->fault == chorus_success) {
     const sim_ev_t *head = sim_evq_peek(&s->evq);
+    /* The flows that changed at this instant are re-shared once nothing is
+     * left to do at it (a flow ending now ends now whatever its rate). */
+    if (sim_net_pending(s->net) && (!head || head->t > s->now) && !(shared->t <= s->now)) {
+      if (sim_net_flush(s->net) != chorus_success) s->fault = chorus_out_of_memory;
+      head = sim_evq_peek(&s->evq);
+    }
     int net = !head || shared->t < head->t || (shared->t == head->t && shared->seq < head->seq);
     if (isinf(net ? shared->t : head->t)) break;
     s->events++;

@@ -1,6 +1,7 @@
 /* sim_net.c -- max-min fair sharing of resources among flows, recomputed
  * incrementally: a start or an end re-shares only the connected component of
- * flows and resources it touches, and a flow alone on its path skips the
+ * flows and resources it touches (deferred, once for all the changes of one
+ * instant: sim_net_defer), and a flow alone on its path skips the
  * component walk entirely (the common case of a pipelined ring). Completion
  * times live in an indexed min-heap, updated in place when a rate changes.
  * Flows of exclusive routes (sim_net.h) skip all of it: no resource lists, no
@@ -48,6 +49,12 @@ typedef struct {
   int32_t id;
 } hkey_t;
 
+/* A resource's share in the progressive filling, and its index in cres. */
+typedef struct {
+  double share;
+  int i;
+} rkey_t;
+
 /* A registered route. An exclusive one keeps the busy time that each of its
  * resources would have, since they are busy exactly while its flow runs. */
 typedef struct {
@@ -84,6 +91,15 @@ struct sim_net {
   /* scratch for the component walk */
   int *cflows, *cres, *stack;
   int cflows_cap, cres_cap, stack_cap;
+  rkey_t *rheap; /* the progressive filling's heap of resources */
+  int rheap_cap;
+  /* Deferred re-sharing (sim_net_defer): the resources whose flows changed
+   * since the last one, each once (pend_mark), all at time pend_t. */
+  int defer;
+  int *pend;
+  int npend, pend_cap;
+  uint8_t *pend_mark;
+  double pend_t;
 };
 
 static inline int before(const hkey_t *x, const hkey_t *y) {
@@ -161,6 +177,9 @@ void sim_net_destroy(sim_net_t *n) {
   free(n->stack);
   free(n->routes);
   free(n->res_route);
+  free(n->pend);
+  free(n->pend_mark);
+  free(n->rheap);
   sim_evq_fini(&n->alone);
   free(n);
 }
@@ -192,6 +211,30 @@ static void set_rate(sim_net_t *n, int id, double rate, double now) {
   f->rate = rate;
   f->finish = isinf(rate) ? now : now + f->rem / rate;
   heap_fix(n, id);
+}
+
+static inline int rkey_before(rkey_t a, rkey_t b) { return a.share < b.share || (a.share == b.share && a.i < b.i); }
+
+static void rheap_push(rkey_t *h, int *n, rkey_t k) {
+  int i = (*n)++;
+  while (i > 0 && rkey_before(k, h[(i - 1) / 2])) h[i] = h[(i - 1) / 2], i = (i - 1) / 2;
+  h[i] = k;
+}
+
+static rkey_t rheap_pop(rkey_t *h, int *n) {
+  rkey_t top = h[0], x = h[--*n];
+  int i = 0;
+  for (;;) {
+    int l = 2 * i + 1, m = i;
+    rkey_t best = x;
+    if (l < *n && rkey_before(h[l], best)) m = l, best = h[l];
+    if (l + 1 < *n && rkey_before(h[l + 1], best)) m = l + 1;
+    if (m == i) break;
+    h[i] = h[m];
+    i = m;
+  }
+  if (*n > 0) h[i] = x;
+  return top;
 }
 
 /* Progressive filling over the component reachable from the seed resources
@@ -229,27 +272,36 @@ static chorus_result_t reshare(sim_net_t *n, int nstack, double now) {
     rs->cnt = rs->nflows;
   }
   for (int i = 0; i < nf; i++) n->flows[n->cflows[i]].fixed = 0;
+  /* The bottleneck first: the resource of least share (rem / cnt), the
+   * first in cres among equals. A resource's share only grows as flows are
+   * fixed at the least share (rem - s over cnt - 1 is at least rem / cnt when
+   * s is at most rem / cnt), so a min-heap with stale keys works: a popped
+   * key below the resource's share now goes back in with its share. */
+  if (ensure((void **)&n->rheap, &n->rheap_cap, nr, sizeof *n->rheap)) return chorus_out_of_memory;
+  int nh = 0;
+  for (int i = 0; i < nr; i++) {
+    res_t *rs = &n->res[n->cres[i]];
+    if (rs->cnt > 0) rheap_push(n->rheap, &nh, (rkey_t){rs->cnt == 1 ? rs->rem : rs->rem / rs->cnt, i});
+  }
   int left = nf;
-  while (left > 0) {
-    int best = -1;
-    double share = INFINITY;
-    for (int i = 0; i < nr; i++) {
-      res_t *rs = &n->res[n->cres[i]];
-      if (rs->cnt <= 0) continue;
-      double s = rs->cnt == 1 ? rs->rem : rs->rem / rs->cnt; /* the same value: x / 1 is exact */
-      if (best < 0 || s < share) best = n->cres[i], share = s;
+  while (left > 0 && nh > 0) {
+    rkey_t k = rheap_pop(n->rheap, &nh);
+    res_t *b = &n->res[n->cres[k.i]];
+    if (b->cnt <= 0) continue;
+    double share = b->cnt == 1 ? b->rem : b->rem / b->cnt; /* the same value: x / 1 is exact */
+    if (share != k.share) {
+      rheap_push(n->rheap, &nh, (rkey_t){share, k.i});
+      continue;
     }
-    if (best < 0) break;
     if (share < 0) share = 0;
-    res_t *b = &n->res[best];
-    for (int k = 0; k < b->nflows; k++) {
-      flow_t *f = &n->flows[b->flows[k]];
+    for (int j = 0; j < b->nflows; j++) {
+      flow_t *f = &n->flows[b->flows[j]];
       if (f->fixed) continue;
       f->fixed = 1;
       f->newrate = share;
       left--;
-      for (int j = 0; j < f->len; j++) {
-        res_t *m = &n->res[f->path[j]];
+      for (int q = 0; q < f->len; q++) {
+        res_t *m = &n->res[f->path[q]];
         m->rem -= share;
         m->cnt--;
       }
@@ -260,6 +312,41 @@ static chorus_result_t reshare(sim_net_t *n, int nstack, double now) {
     if (!n->flows[id].fixed) n->flows[id].newrate = INFINITY;
     set_rate(n, id, n->flows[id].newrate, now);
   }
+  return chorus_success;
+}
+
+/* The first flow to finish, for the caller's event loop. */
+static inline void update_head(sim_net_t *n) {
+  n->head = n->nheap ? (sim_net_head_t){n->heap[0].finish, n->heap[0].seq} : (sim_net_head_t){INFINITY, UINT64_MAX};
+}
+
+/* Resource r's flows changed at `now`: re-share them now, or, deferred,
+ * when the caller is done with this instant (sim_net_flush). */
+static chorus_result_t touch(sim_net_t *n, int r, double now) {
+  if (n->pend_mark[r]) return chorus_success;
+  if (ensure((void **)&n->pend, &n->pend_cap, n->npend + 1, sizeof(int))) return chorus_out_of_memory;
+  n->pend_mark[r] = 1;
+  n->pend[n->npend++] = r;
+  n->pend_t = now;
+  return chorus_success;
+}
+
+chorus_result_t sim_net_flush(sim_net_t *n) {
+  if (!n->npend) return chorus_success;
+  if (ensure((void **)&n->stack, &n->stack_cap, n->npend, sizeof(int))) return chorus_out_of_memory;
+  for (int i = 0; i < n->npend; i++) n->stack[i] = n->pend[i], n->pend_mark[n->pend[i]] = 0;
+  int k = n->npend;
+  n->npend = 0;
+  chorus_result_t r = reshare(n, k, n->pend_t);
+  update_head(n);
+  return r;
+}
+
+int sim_net_pending(const sim_net_t *n) { return n->npend > 0; }
+
+chorus_result_t sim_net_defer(sim_net_t *n) {
+  if (!n->pend_mark && !(n->pend_mark = calloc(n->nres > 0 ? n->nres : 1, 1))) return chorus_out_of_memory;
+  n->defer = 1;
   return chorus_success;
 }
 
@@ -327,14 +414,16 @@ static chorus_result_t start_path(sim_net_t *n, double now, const int32_t *path,
   if (++n->nactive > n->peak) n->peak = n->nactive;
   heap_up(n, f->heap);
   chorus_result_t res = chorus_success;
-  if (!alone) {
+  if (!alone && n->defer) {
+    for (int j = 0; j < len && res == chorus_success; j++) res = touch(n, path[j], now);
+  } else if (!alone) {
     for (int j = 0; j < len && res == chorus_success; j++) {
       if (ensure((void **)&n->stack, &n->stack_cap, j + 1, sizeof(int))) res = chorus_out_of_memory;
       else n->stack[j] = path[j];
     }
     if (res == chorus_success) res = reshare(n, len, now);
   }
-  n->head = (sim_net_head_t){n->heap[0].finish, n->heap[0].seq};
+  update_head(n);
   return res;
 }
 
@@ -464,13 +553,15 @@ int sim_net_pop(sim_net_t *n, double *t) {
     }
     if (r->nflows == 0) {
       r->busy += now - r->busy_since;
+    } else if (n->defer) {
+      touch(n, f->path[j], now); /* out of memory: a re-sharing lost, as below */
     } else if (ensure((void **)&n->stack, &n->stack_cap, nseed + 1, sizeof(int)) == 0) {
       n->stack[nseed++] = f->path[j];
     }
   }
   n->free_ids[n->nfree++] = id;
   if (nseed) reshare(n, nseed, now);
-  n->head = n->nheap ? (sim_net_head_t){n->heap[0].finish, n->heap[0].seq} : (sim_net_head_t){INFINITY, UINT64_MAX};
+  update_head(n);
   return f->user;
 }
 

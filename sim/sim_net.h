@@ -61,6 +61,21 @@ typedef struct {
 } sim_net_head_t;
 const sim_net_head_t *sim_net_shared_head(const sim_net_t *n);
 
+/* Deferred re-sharing: from now on a start or an end only notes the
+ * resources it touched, and sim_net_flush re-shares them all at once, over
+ * the union of their components, as of the time of those changes. A caller
+ * whose flows start and end in bursts at one instant (the channels of a GPU
+ * rank, in lockstep) calls sim_net_flush once it is done with that instant,
+ * before it reads the next finish: max-min fair rates depend only on the
+ * flows active, so the result is the one a re-sharing after each change
+ * gives, at a fraction of the walks. Until the flush, a flow that shares a
+ * resource runs at its old rate, or not at all (a new one). Set before the
+ * first flow starts. */
+chorus_result_t sim_net_defer(sim_net_t *n);
+/* Whether changes wait for sim_net_flush; re-share them (time: theirs). */
+int sim_net_pending(const sim_net_t *n);
+chorus_result_t sim_net_flush(sim_net_t *n);
+
 /* When the next flow finishes (INFINITY when no flow is active). */
 double sim_net_next(sim_net_t *n);
 

@@ -753,6 +753,56 @@ static void exclusive_routes_end_as_free_paths_do(void) {
   for (int r = 0; r < 6; r++) CHECK_TRUE(busy_route[r] == busy_free[r]);
 }
 
+/* Deferred re-sharing (sim_net_defer): flows that start and end in bursts
+ * at shared instants, over paths that overlap in a chain, end at the same
+ * times and in the same order as when every start and end re-shares at
+ * once; and with far fewer re-sharings. */
+static void deferred_resharing_ends_flows_as_immediate_does(void) {
+  enum { NRES = 7, NPATH = 6, BURST = 5, ROUNDS = 6 };
+  double cap[NRES] = {10, 4, 7, 3, 5, 6, 9};
+  int32_t paths[NPATH][3] = {{0, 1, 2}, {1, 3}, {2, 4, 5}, {3, 6}, {5, 0}, {6, 4, 1}};
+  int lens[NPATH] = {3, 2, 3, 2, 2, 3};
+  enum { MAXE = NPATH * BURST * ROUNDS };
+  double t_end[2][MAXE];
+  int u_end[2][MAXE], n_end[2] = {0, 0};
+  uint64_t reshares[2];
+  for (int mode = 0; mode < 2; mode++) {
+    sim_net_t *n;
+    CHECK_EQ_INT(sim_net_create(&n, NRES, cap), chorus_success);
+    if (mode) CHECK_EQ_INT(sim_net_defer(n), chorus_success);
+    int left[NPATH];
+    for (int p = 0; p < NPATH; p++) left[p] = ROUNDS - 1;
+    double t = 0;
+    /* A burst: every path starts BURST flows of one size at one instant
+     * (which then end together). */
+    for (int p = 0; p < NPATH; p++)
+      for (int b = 0; b < BURST; b++)
+        CHECK_EQ_INT(sim_net_start(n, t, paths[p], lens[p], 8 + 3 * p, p * BURST + b), chorus_success);
+    for (;;) {
+      /* As sim.c's event loop: re-share once nothing else ends at this instant. */
+      if (mode && sim_net_pending(n) && !(sim_net_next(n) <= t)) CHECK_EQ_INT(sim_net_flush(n), chorus_success);
+      int u = sim_net_pop(n, &t);
+      if (u < 0) break;
+      t_end[mode][n_end[mode]] = t, u_end[mode][n_end[mode]++] = u;
+      int p = u / BURST;
+      /* The last of a path's burst to end starts the next burst there. */
+      if (u % BURST == BURST - 1 && left[p]-- > 0)
+        for (int b = 0; b < BURST; b++)
+          CHECK_EQ_INT(sim_net_start(n, t, paths[p], lens[p], 5 + p, p * BURST + b), chorus_success);
+    }
+    reshares[mode] = sim_net_recomputes(n);
+    sim_net_destroy(n);
+  }
+  CHECK_EQ_INT(n_end[1], n_end[0]);
+  CHECK_EQ_INT(n_end[0], MAXE);
+  int same = 1;
+  for (int i = 0; i < n_end[0]; i++)
+    if (fabs(t_end[1][i] - t_end[0][i]) > 1e-12 * t_end[0][i] || u_end[1][i] != u_end[0][i]) same = 0;
+  CHECK_TRUE(same);
+  if (!(reshares[1] * 2 < reshares[0])) fprintf(stderr, "  re-sharings: deferred %llu, immediate %llu\n", (unsigned long long)reshares[1], (unsigned long long)reshares[0]);
+  CHECK_TRUE(reshares[1] * 2 < reshares[0]);
+}
+
 /* --- the memory model (sim.h) --- */
 
 /* n cores whose threads move their own data, all on one memory `m`. */
@@ -963,7 +1013,7 @@ TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(a_step_pays_the_lat
           TEST(ring_on_a_star_is_the_alpha_beta_formula),
           TEST(double_binary_tree_on_a_star_costs_its_hop_count),
           TEST(every_shipped_algorithm_simulates_on_every_shipped_topology),
-          TEST(analytic_ring_agrees_with_the_event_mode), TEST(pair_routes_are_the_routes_of_the_router),
+          TEST(analytic_ring_agrees_with_the_event_mode), TEST(pair_routes_are_the_routes_of_the_router), TEST(deferred_resharing_ends_flows_as_immediate_does),
           TEST(one_step_per_chunk_on_a_star_is_the_alpha_beta_formula),
           TEST(rank_placement_changes_the_busbw_on_an_oversubscribed_fat_tree),
           TEST(the_same_inputs_give_the_same_time), TEST(the_event_queue_gives_exact_time_and_sequence_order),

@@ -7,26 +7,27 @@
 -- NCCL's search gives them (16 on 8 NICs, 8 on 4). Predicted only (testbed
 -- none). Algorithms: the rail-aware ring (analytic from 512 GPUs: agreement
 -- with the event mode is a test), NCCL's tree (nccltree: chains in the
--- nodes, double binary tree across them; up to 8,192 GPUs), hybrid (up to
--- 128 GPUs: with 16 channels its event replay takes minutes beyond), and
--- NVLink SHARP (below).
+-- nodes, double binary tree across them; all 16,384 GPUs packed, 2,048
+-- spread), hybrid (up to 512 GPUs: its ring across the nodes cuts a shard
+-- into a piece per node, and on 256 hosts the event replay takes 9 minutes
+-- for the five sizes), and NVLink SHARP (below).
 -- Every size is predicted under the Simple protocol (chorus sim's default):
 -- NCCL would pick LL or LL128 below a few MiB (published.lua predicts so,
 -- with proto = "auto"), so the small sizes here are the Simple protocol's,
 -- not NCCL's choice; auto would triple the experiment's 20 minutes.
 -- NVLink SHARP: nvls on one host (16 channels, NCCL's NVLS count on
--- Hopper), nvlstree (NVLS in each host, NCCL's tree across them) on 4 and
--- 16, as far as hybrid goes.
+-- Hopper), nvlstree (NVLS in each host, NCCL's tree across them) from 4 to
+-- 256 hosts (2,048 GPUs; 45 s of event replay there).
 local runs = {}
 for _, oversub in ipairs { 1, 2, 4 } do
   for _, nodes in ipairs { 1, 4, 16, 64, 256, 1024, 2048 } do
     if nodes > 1 or oversub == 1 then
       local set = ("nodes=%d,oversub=%d"):format(nodes, oversub)
       runs[#runs + 1] = { algo = "ring", ranks = nodes * 8, set = set, model = nodes >= 64 and "analytic" or "event" }
-      if nodes <= 1024 then runs[#runs + 1] = { algo = "nccltree", ranks = nodes * 8, set = set, model = "event" } end
-      if nodes <= 16 then runs[#runs + 1] = { algo = "hybrid", ranks = nodes * 8, set = set } end
+      runs[#runs + 1] = { algo = "nccltree", ranks = nodes * 8, set = set, model = "event" }
+      if nodes <= 64 then runs[#runs + 1] = { algo = "hybrid", ranks = nodes * 8, set = set } end
       if nodes == 1 then runs[#runs + 1] = { algo = "nvls", ranks = 8, set = set, channels = 16 } end
-      if nodes > 1 and nodes <= 16 then runs[#runs + 1] = { algo = "nvlstree", ranks = nodes * 8, set = set } end
+      if nodes > 1 and nodes <= 256 then runs[#runs + 1] = { algo = "nvlstree", ranks = nodes * 8, set = set } end
     end
   end
 end

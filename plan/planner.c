@@ -380,8 +380,6 @@ static int ctx_node_ranks(lua_State *L) {
   return 1;
 }
 
-/* ctx:opt(name, default): the value of name in "k=v,k=v", as a number when
- * the default is one. */
 /* Remember that the script reads option `name` (planner_t.opt_names). */
 static void note_opt_name(char *names, size_t cap, const char *name, size_t nl) {
   for (const char *o = names; *o;) {
@@ -394,6 +392,8 @@ static void note_opt_name(char *names, size_t cap, const char *name, size_t nl) 
   if (used + nl + 2 < cap) snprintf(names + used, cap - used, "%s%.*s", used ? " " : "", (int)nl, name);
 }
 
+/* ctx:opt(name, default): the value of name in "k=v,k=v", as a number when
+ * the default is one. */
 static int ctx_opt(lua_State *L) {
   planner_t *pl = ctx_planner(L);
   const char *name = luaL_checkstring(L, 2);

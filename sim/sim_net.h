@@ -67,10 +67,12 @@ const sim_net_head_t *sim_net_shared_head(const sim_net_t *n);
  * whose flows start and end in bursts at one instant (the channels of a GPU
  * rank, in lockstep) calls sim_net_flush once it is done with that instant,
  * before it reads the next finish: max-min fair rates depend only on the
- * flows active, so the result is the one a re-sharing after each change
- * gives, at a fraction of the walks. Until the flush, a flow that shares a
- * resource runs at its old rate, or not at all (a new one). Set before the
- * first flow starts. */
+ * flows active, so the rates are those a re-sharing after each change
+ * gives, at a fraction of the walks -- but for ties taken in another order
+ * and the last bits of the shares, which a schedule that hangs on the order
+ * of steps ending at one instant can feel (sim/README.md). Until the flush,
+ * a flow that shares a resource runs at its old rate, or not at all (a new
+ * one). Set before the first flow starts. */
 chorus_result_t sim_net_defer(sim_net_t *n);
 /* Whether changes wait for sim_net_flush; re-share them (time: theirs). */
 int sim_net_pending(const sim_net_t *n);

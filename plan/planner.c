@@ -380,13 +380,20 @@ static int ctx_node_ranks(lua_State *L) {
   return 1;
 }
 
+/* The item of a `sep`-separated list that starts at *o: its length; *o
+ * moves to the next item (or the end). */
+static size_t list_item(const char **o, char sep) {
+  const char *s = *o, *end = strchr(s, sep);
+  size_t len = end ? (size_t)(end - s) : strlen(s);
+  *o = s + len + (end ? 1 : 0);
+  return len;
+}
+
 /* Remember that the script reads option `name` (planner_t.opt_names). */
 static void note_opt_name(char *names, size_t cap, const char *name, size_t nl) {
   for (const char *o = names; *o;) {
-    const char *end = strchr(o, ' ');
-    size_t len = end ? (size_t)(end - o) : strlen(o);
-    if (len == nl && !strncmp(o, name, nl)) return;
-    o += len + (end ? 1 : 0);
+    const char *it = o;
+    if (list_item(&o, ' ') == nl && !strncmp(it, name, nl)) return;
   }
   size_t used = strlen(names);
   if (used + nl + 2 < cap) snprintf(names + used, cap - used, "%s%.*s", used ? " " : "", (int)nl, name);
@@ -401,18 +408,17 @@ static int ctx_opt(lua_State *L) {
   note_opt_name(pl->opt_names, sizeof pl->opt_names, name, nl);
   const char *o = pl->plan->opts;
   for (int i = 0; *o; i++) {
-    const char *end = strchr(o, ',');
-    size_t len = end ? (size_t)(end - o) : strlen(o);
-    if (len > nl && !strncmp(o, name, nl) && o[nl] == '=') {
+    const char *it = o;
+    size_t len = list_item(&o, ',');
+    if (len > nl && !strncmp(it, name, nl) && it[nl] == '=') {
       if (i < 64) pl->opt_read |= 1ull << i;
-      lua_pushlstring(L, o + nl + 1, len - nl - 1);
+      lua_pushlstring(L, it + nl + 1, len - nl - 1);
       if (lua_type(L, 3) == LUA_TNUMBER) {
         if (!lua_stringtonumber(L, lua_tostring(L, -1)))
           return luaL_error(L, "option %s=%s is not a number", name, lua_tostring(L, -1));
       }
       return 1;
     }
-    o += len + (end ? 1 : 0);
   }
   lua_settop(L, 3);
   return 1;
@@ -794,23 +800,22 @@ static chorus_result_t read_hubs_and_rails(planner_t *pl, plan_t *p, planner_err
  * commas, each name once. */
 static chorus_result_t check_opts_given(const planner_t *pl, const char *opts, planner_err_t *err) {
   for (const char *o = opts; *o;) {
-    const char *end = strchr(o, ',');
-    size_t len = end ? (size_t)(end - o) : strlen(o);
-    const char *eq = memchr(o, '=', len);
-    if (!eq || eq == o) {
-      set_err(err, "algorithm %s: option '%.*s' is not NAME=VALUE (give them as --opt a=1,b=2)", pl->name, (int)len, o);
+    const char *it = o;
+    size_t len = list_item(&o, ',');
+    const char *eq = memchr(it, '=', len);
+    if (!eq || eq == it) {
+      set_err(err, "algorithm %s: option '%.*s' is not NAME=VALUE (give them as --opt a=1,b=2)", pl->name, (int)len, it);
       return chorus_invalid_argument;
     }
-    size_t nl = (size_t)(eq - o);
-    for (const char *q = opts; q < o;) {
-      const char *qe = strchr(q, ',');
-      if (!strncmp(q, o, nl + 1)) {
-        set_err(err, "algorithm %s: option '%.*s' is given twice", pl->name, (int)nl, o);
+    size_t nl = (size_t)(eq - it);
+    for (const char *q = opts; q < it;) {
+      const char *earlier = q;
+      list_item(&q, ',');
+      if (!strncmp(earlier, it, nl + 1)) {
+        set_err(err, "algorithm %s: option '%.*s' is given twice", pl->name, (int)nl, it);
         return chorus_invalid_argument;
       }
-      q = qe + 1;
     }
-    o += len + (end ? 1 : 0);
   }
   return chorus_success;
 }
@@ -822,16 +827,15 @@ static chorus_result_t check_opts_read(const char *algo, const char *opts, uint6
                                        planner_err_t *err) {
   int i = 0;
   for (const char *o = opts; *o; i++) {
-    const char *end = strchr(o, ',');
-    size_t len = end ? (size_t)(end - o) : strlen(o);
+    const char *it = o;
+    size_t len = list_item(&o, ',');
     if (i < 64 && !(read >> i & 1)) {
-      const char *eq = memchr(o, '=', len);
-      int nl = eq ? (int)(eq - o) : (int)len;
-      set_err(err, "algorithm %s does not read option '%.*s' for this call (%s%s)", algo, nl, o,
+      const char *eq = memchr(it, '=', len);
+      int nl = eq ? (int)(eq - it) : (int)len;
+      set_err(err, "algorithm %s does not read option '%.*s' for this call (%s%s)", algo, nl, it,
               names[0] ? "the options it reads: " : "it reads no options", names);
       return chorus_invalid_argument;
     }
-    o += len + (end ? 1 : 0);
   }
   return chorus_success;
 }
@@ -1073,10 +1077,8 @@ chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **o
     for (int i = 1; i < nt; i++) {
       read |= part[i].opt_read;
       for (const char *o = part[i].opt_names; *o;) {
-        const char *end = strchr(o, ' ');
-        size_t len = end ? (size_t)(end - o) : strlen(o);
-        note_opt_name(pl->opt_names, sizeof pl->opt_names, o, len);
-        o += len + (end ? 1 : 0);
+        const char *it = o;
+        note_opt_name(pl->opt_names, sizeof pl->opt_names, it, list_item(&o, ' '));
       }
     }
     r = check_opts_read(pl->name, part[0].plan->opts, read, pl->opt_names, err);

@@ -1388,7 +1388,6 @@ static void event_loop(sim_t *s) {
      * left to do at it (a flow ending now ends now whatever its rate). */
     if (sim_net_pending(s->net) && (!head || head->t > s->now) && !(shared->t <= s->now)) {
       if (sim_net_flush(s->net) != chorus_success) s->fault = chorus_out_of_memory;
-      head = sim_evq_peek(&s->evq);
     }
     int net = !head || shared->t < head->t || (shared->t == head->t && shared->seq < head->seq);
     if (isinf(net ? shared->t : head->t)) break;

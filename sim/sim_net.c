@@ -320,8 +320,8 @@ static inline void update_head(sim_net_t *n) {
   n->head = n->nheap ? (sim_net_head_t){n->heap[0].finish, n->heap[0].seq} : (sim_net_head_t){INFINITY, UINT64_MAX};
 }
 
-/* Resource r's flows changed at `now`: re-share them now, or, deferred,
- * when the caller is done with this instant (sim_net_flush). */
+/* Resource r's flows changed at `now` (deferred re-sharing): note it, once,
+ * for sim_net_flush. */
 static chorus_result_t touch(sim_net_t *n, int r, double now) {
   if (n->pend_mark[r]) return chorus_success;
   if (ensure((void **)&n->pend, &n->pend_cap, n->npend + 1, sizeof(int))) return chorus_out_of_memory;

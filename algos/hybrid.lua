@@ -52,23 +52,33 @@ return {
     local shard = node_ring:position(ctx.rank) -- the shard this rank reduces
     local function piece_of(j) return function(l) return l * m + j end end
     local function in_shard(i) return shard * m + i end
+    -- The ring across the nodes sends piece p first (p: this node's place
+    -- on it) and receives piece p+2 last (lib/ring.lua allreduce): the node
+    -- reduces its pieces ending with p and gathers them starting with p+2,
+    -- so that each phase's last op and the next one's first fuse into one
+    -- step, on every node alike -- and every node's program is node 0's
+    -- moved on (the analytic model replays one node for all: plan/fold.h).
+    local rail = N > 1 and inter_kind(ctx) == "ring" and rings.of(hier.rail(ctx), { reverse = odd })
+    local p = rail and rail:position(ctx.rank) or 0
+    local function reduced(i) return rail and (p + 1 + i) % m or i end
+    local function gathered(i) return rail and (p + 2 + i) % m or i end
     -- 1. Inside the node; the partial sums land in OUT.
     local src = IN
     if L > 1 then
-      for j = 0, m - 1 do rings.reduce_scatter(ctx, node_ring, IN, piece_of(j)) end
+      for i = 0, m - 1 do rings.reduce_scatter(ctx, node_ring, IN, piece_of(reduced(i))) end
       src = OUT
     end
     -- 2. Across the nodes, on this rank's shard.
-    if N > 1 and inter_kind(ctx) == "tree" then
-      trees.allreduce(ctx, hier.rail(ctx), src, in_shard)
+    if rail then
+      rings.allreduce(ctx, rail, src, in_shard)
     elseif N > 1 then
-      rings.allreduce(ctx, rings.of(hier.rail(ctx), { reverse = odd }), src, in_shard)
+      trees.allreduce(ctx, hier.rail(ctx), src, in_shard)
     elseif L == 1 then
       ctx:copy(IN, 0, OUT, 0)
     end
     -- 3. Inside the node: every shard to every local rank.
     if L > 1 then
-      for j = 0, m - 1 do rings.allgather(ctx, node_ring, piece_of(j)) end
+      for i = 0, m - 1 do rings.allgather(ctx, node_ring, piece_of(gathered(i))) end
     end
   end,
 }

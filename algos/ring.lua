@@ -110,9 +110,6 @@ return {
   name = "ring",
   collectives = { "allreduce", "allgather", "reducescatter", "broadcast", "reduce" },
   chunks = function(ctx) return ctx.collective == "allreduce" and ctx.nranks or 1 end,
-  -- The ranks of channel ctx.channel's ring in order: what the simulator's
-  -- analytic model (`chorus sim --model analytic`) replays by symmetry.
-  ring = function(ctx) return rings.new(ctx).ranks end,
   program = function(ctx)
     programs[ctx.collective](ctx, rings.new(ctx))
   end,

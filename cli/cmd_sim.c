@@ -12,7 +12,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include "analytic.h"
 #include "busbw.h"
 #include "planner.h"
 #include "sim.h"
@@ -162,7 +161,9 @@ static int sim_usage(FILE *f) {
           "  -p proto     simple, LL, LL128 (default simple), or auto: per size the fastest of the three,\n"
           "               as NCCL's tuner picks (the CSV's proto column and a closing line name it)\n"
           "  -c N         channels (default: on GPUs, NCCL's count for the topology; else the script's)\n"
-          "  --model M    event (default): every step replayed; analytic: ring by symmetry, any n\n"
+          "  --model M    event (default): every step replayed; analytic: node 0 replayed for all nodes, for\n"
+          "               algorithms whose every node runs node 0's program moved on (ring, hybrid; not the\n"
+          "               trees): any node count at the cost of one node\n"
           "  --trace F    Chrome/Perfetto JSON of the last size: a track per rank and channel, a slice\n"
           "               per op, and a network track per connection with one slice per step\n"
           "  --links      per-link bytes, busy time and utilisation of the last size, busiest first\n"
@@ -301,7 +302,7 @@ typedef struct {
   plan_t *p;
   sim_t *s;
   plan_shape_t shape;
-  int *orders; /* the analytic model: [nch * n] the script's rings */
+  plan_fold_t fold; /* the analytic model: node 0 for all (plan/fold.h); plan NULL: none */
   FILE *csv, *trace;
   char err[2048];
   double t_plan, t_sim, sum_busbw;
@@ -339,6 +340,32 @@ static int load(sim_cmd_t *x) {
   return 0;
 }
 
+/* The analytic model: node 0's programs stand for every node's (plan/fold.h), simulated on the network their
+ * copies on every node leave them. Not verified: the verifier proves whole
+ * plans (chorus check proves the script on smaller shapes). */
+static int prepare_fold(sim_cmd_t *x) {
+  sim_args_t *a = &x->a;
+  planner_t *pl;
+  planner_err_t perr;
+  planner_req_t req = {.coll = a->coll, .nranks = x->n, .shape = &x->shape, .root = a->root,
+                       .nchannels = a->nchannels, .opts = a->opt};
+  double t0 = wall();
+  if (planner_open(&pl, x->algo, NULL, &perr) != chorus_success) return fprintf(stderr, "chorus sim: %s\n", perr.msg), 1;
+  chorus_result_t r = plan_fold(pl, &req, &x->fold, &perr);
+  planner_close(pl);
+  if (r != chorus_success) return fprintf(stderr, "chorus sim: %s\n", perr.msg), 1;
+  x->t_plan = wall() - t0;
+  x->nch = x->fold.plan->nchannels;
+  snprintf(x->algo, sizeof x->algo, "%s", x->fold.plan->algo);
+  double t1 = wall();
+  if (sim_create_folded(&x->s, x->t, &x->fold, &x->so, x->err, sizeof x->err) != chorus_success) {
+    fprintf(stderr, "chorus sim: %s\n", x->err);
+    return 1;
+  }
+  x->t_sim = wall() - t1;
+  return 0;
+}
+
 /* The node shape, and for the event model the plan (verified unless
  * --no-verify) and one simulator for every size: --stats counts making it
  * as simulation time. 0 when ready. */
@@ -356,26 +383,7 @@ static int prepare(sim_cmd_t *x) {
    * (sim/topo.h); CPU ranks their script's default. */
   if (!a->nchannels && (a->nchannels = topo_default_channels(x->t, x->n)) > 0) x->ch_topo = 1;
   x->nch = a->nchannels;
-  if (a->analytic) {
-    if (strcmp(x->algo, "ring") != 0) {
-      fprintf(stderr, "chorus sim: the analytic model knows the ring algorithm only, not '%s' (use --model event)\n",
-              x->algo);
-      return 1;
-    }
-    if (!x->nch) x->nch = 1;
-    /* The rings the script builds on this shape (rail-aware on multi-NIC
-     * nodes), from the script itself. */
-    planner_t *pl;
-    planner_err_t perr;
-    planner_req_t req = {.coll = a->coll, .nranks = x->n, .shape = &x->shape, .nchannels = x->nch, .opts = a->opt};
-    x->orders = malloc(sizeof *x->orders * (size_t)x->n * (size_t)x->nch);
-    if (!x->orders) return fprintf(stderr, "chorus sim: out of memory\n"), 1;
-    if (planner_open(&pl, x->algo, NULL, &perr) != chorus_success) return fprintf(stderr, "chorus sim: %s\n", perr.msg), 1;
-    chorus_result_t r = planner_rings(pl, &req, x->orders, &perr);
-    planner_close(pl);
-    if (r != chorus_success) return fprintf(stderr, "chorus sim: %s\n", perr.msg), 1;
-    return 0;
-  }
+  if (a->analytic) return prepare_fold(x);
   planner_req_t req = {.algo = x->algo, .coll = a->coll, .nranks = x->n, .shape = &x->shape, .root = a->root,
                        .nchannels = a->nchannels, .opts = a->opt};
   planner_err_t perr;
@@ -420,7 +428,8 @@ static int print_header(sim_cmd_t *x) {
          chorus_coll_name(a->coll), x->n, x->shape.nnodes, x->t->name, x->t->params[0] ? " " : "", x->t->params,
          chorus_dtype_name(a->dt), chorus_redop_name(a->op), x->algo,
          a->proto == PROTO_AUTO ? "auto (the fastest per size)" : topo_proto_name(a->proto), x->nch,
-         a->analytic ? "analytic" : "event", a->calls > 1 ? ", calls back to back" : "");
+         a->analytic ? "analytic (one node for all)" : "event",
+         a->calls > 1 ? ", calls back to back" : "");
   if (a->calls > 1) printf("# time: per call, over %d calls back to back\n", a->calls);
   if (x->ch_topo) printf("# channels: %d, as NCCL's search gives this topology (-c to choose)\n", x->nch);
   if (!x->contiguous)
@@ -440,14 +449,9 @@ static chorus_result_t simulate(sim_cmd_t *x, size_t count, int proto, FILE *tr)
   double t0 = wall();
   chorus_result_t r;
   x->so.proto = proto;
-  if (a->analytic) {
-    x->so.trace = NULL;
-    r = sim_analytic_ring(x->t, a->coll, x->n, x->nch, x->orders, count, a->dt, &x->so, &x->res, x->err, sizeof x->err);
-  } else {
-    sim_set_proto(x->s, proto);
-    sim_set_trace(x->s, tr);
-    r = sim_run(x->s, count, a->dt, &x->res, x->err, sizeof x->err);
-  }
+  sim_set_proto(x->s, proto);
+  sim_set_trace(x->s, tr);
+  r = sim_run(x->s, count, a->dt, &x->res, x->err, sizeof x->err);
   x->t_sim += wall() - t0;
   x->events += x->res.events;
   return r;
@@ -529,13 +533,13 @@ static int sweep(sim_cmd_t *x) {
 static int reports(sim_cmd_t *x) {
   const sim_args_t *a = &x->a;
   if (a->links) {
-    if (a->analytic) printf("# --links needs --model event (the analytic model has no per-link flows)\n");
-    else sim_print_links(x->s, &x->res, stdout, a->links_all ? 0 : 20);
+    if (a->analytic)
+      printf("# --model analytic: the links of node 0 alone; its sends to other nodes run on a share of their "
+             "own (chorus sim --help)\n");
+    sim_print_links(x->s, &x->res, stdout, a->links_all ? 0 : 20);
   }
   if (a->timeline) {
-    if (a->analytic) {
-      printf("# --timeline needs --model event\n");
-    } else {
+    {
       FILE *f = fopen(a->timeline, "w");
       if (!f) {
         fprintf(stderr, "chorus sim: --timeline %s: %s\n", a->timeline, strerror(errno));
@@ -578,7 +582,7 @@ int cmd_sim(int argc, char **argv) {
   if (x->trace) fclose(x->trace);
   sim_destroy(x->s);
   plan_destroy(x->p);
-  free(x->orders);
+  plan_fold_fini(&x->fold);
   plan_shape_fini(&x->shape);
   topo_destroy(x->t);
   free(x);

@@ -975,64 +975,6 @@ static int plan_threads(const planner_req_t *req) {
   return (int)n;
 }
 
-chorus_result_t planner_rings(planner_t *pl, const planner_req_t *req, int *orders, planner_err_t *err) {
-  if (err) memset(err, 0, sizeof *err);
-  int n = req->nranks, nch = req->nchannels;
-  if (n < 1 || n > PLAN_MAX_RANKS || nch < 1 || nch > PLAN_MAX_CHANNELS) {
-    set_err(err, "rings of %d ranks and %d channels: out of range", n, nch);
-    return chorus_invalid_argument;
-  }
-  lua_State *L = sbx_state(pl->sbx);
-  push_script_field(pl, "ring");
-  int is_fn = lua_isfunction(L, -1);
-  lua_pop(L, 1);
-  if (!is_fn) {
-    set_err(err, "%s declares no ring order (a field 'ring' = function(ctx) returning the channel's ranks in order)",
-            base_name(pl->path));
-    return chorus_invalid_usage;
-  }
-  chorus_result_t r = plan_create(&pl->plan, req->coll, n, nch, 0, req->shape);
-  if (r != chorus_success) {
-    set_err(err, "cannot create a plan of %d ranks: %s", n, chorus_result_string(r));
-    return r;
-  }
-  snprintf(pl->plan->algo, sizeof pl->plan->algo, "%s", pl->name);
-  pl->chunks_known = 0;
-  ctx_set_plan(pl);
-  char *seen = malloc((size_t)n);
-  if (!seen) r = chorus_out_of_memory;
-  for (int c = 0; c < nch && r == chorus_success; c++) {
-    ctx_set_rank(pl, 0, c);
-    push_script_field(pl, "ring");
-    lua_rawgeti(L, LUA_REGISTRYINDEX, pl->ctx_ref);
-    r = sbx_call(pl->sbx, 1, 1);
-    if (r != chorus_success) {
-      call_err(pl, "ring", err);
-      break;
-    }
-    memset(seen, 0, (size_t)n);
-    int ok = lua_istable(L, -1) && (int)luaL_len(L, -1) == n;
-    for (int i = 0; ok && i < n; i++) {
-      lua_rawgeti(L, -1, i + 1);
-      int isnum;
-      lua_Integer v = lua_tointegerx(L, -1, &isnum);
-      lua_pop(L, 1);
-      ok = isnum && v >= 0 && v < n && !seen[v];
-      if (ok) seen[v] = 1, orders[(size_t)c * (size_t)n + (size_t)i] = (int)v;
-    }
-    lua_pop(L, 1);
-    if (!ok) {
-      set_err(err, "%s: ring(ctx) of channel %d must return a list of the %d ranks, each once", base_name(pl->path), c,
-              n);
-      r = chorus_script_error;
-    }
-  }
-  free(seen);
-  plan_destroy(pl->plan);
-  pl->plan = NULL;
-  return r;
-}
-
 chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **out, planner_err_t *err) {
   int nt = plan_threads(req);
   if (nt < 2) {
@@ -1089,6 +1031,20 @@ chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **o
   }
   *out = part[0].plan;
   return chorus_success;
+}
+
+chorus_result_t planner_plan_ranks(planner_t *pl, const planner_req_t *req, int lo, int hi, plan_t **out,
+                                   planner_err_t *err) {
+  *out = NULL;
+  if (lo < 0 || hi > req->nranks || lo >= hi) {
+    if (err) set_err(err, "ranks %d..%d of a plan of %d ranks: out of range", lo, hi - 1, req->nranks);
+    return chorus_invalid_argument;
+  }
+  /* hi below nranks keeps the hubs' programs out (run_programs). */
+  TRY(plan_range(pl, req, lo, hi, out, err));
+  chorus_result_t r = check_opts_read(pl->name, (*out)->opts, pl->opt_read, pl->opt_names, err);
+  if (r != chorus_success) plan_destroy(*out), *out = NULL;
+  return r;
 }
 
 chorus_result_t planner_build(const planner_req_t *req, plan_t **out, planner_err_t *err) {

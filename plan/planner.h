@@ -59,13 +59,12 @@ unsigned planner_collectives(const planner_t *pl);
  * ignored); same contract as planner_build. */
 chorus_result_t planner_plan(planner_t *pl, const planner_req_t *req, plan_t **out, planner_err_t *err);
 
-/* The ring orders a script declares (a field ring = function(ctx)
- * returning the ranks of channel ctx.channel's ring in order), for
- * req->nchannels channels: orders[c * nranks + i] is the i-th rank of
- * channel c's ring. What the analytic model replays, so that it predicts the
- * ring the script builds. chorus_invalid_usage when the script declares
- * none. */
-chorus_result_t planner_rings(planner_t *pl, const planner_req_t *req, int *orders, planner_err_t *err);
+/* Plan the programs of ranks lo .. hi-1 of the request only (the others,
+ * and the hubs' when hi < req->nranks, stay empty): a node's share of a
+ * job too large to plan whole (plan/fold.h). Same contract as planner_plan;
+ * an option is checked as read when these ranks read it. */
+chorus_result_t planner_plan_ranks(planner_t *pl, const planner_req_t *req, int lo, int hi, plan_t **out,
+                                   planner_err_t *err);
 
 /* Plan one request. On success *out owns a new plan (plan_destroy it).
  * On failure *out is NULL, err->msg says why, and the result is

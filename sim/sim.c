@@ -57,9 +57,11 @@ typedef struct {
   uint8_t own_ok;   /* the sender's thread would move the steps itself if it had a step overhead: a
                      * rank without a memory model, on a route without a NIC (sim_conn_t.own) */
   double nic_share; /* 1 when the route crosses a NIC (its steps pay the protocol's net latency), else 0;
-                     * the analytic ring's one connection: the share of the ring's hops that do */
+                     * a folded connection (fold_resources): the share of its copies that do */
   uint8_t hub;      /* its sender or receiver is a hub (plan.h): its steps pay no protocol latency or overhead,
                      * and no rank moves them itself (the switch pulls them, or is hardware) */
+  uint8_t folded;   /* the node fold (plan/fold.h): it stands for a connection to another node, on a resource
+                     * of its own (fold_resources) */
 } conn_info_t;
 
 /* An op as a thread runs it: the plan's op with its connections found, 16
@@ -143,6 +145,7 @@ struct sim {
   const topo_t *t;
   int *pdev; /* [nranks + nhubs] the device of each participant: rank r's t->rank_dev[r], hub i's t->hub_dev[i] */
   const plan_t *p;
+  const plan_fold_t *fold; /* the node fold, NULL: none */
   sim_opts_t o;
   int nthr, nconn;
   sim_thr_t *thr;
@@ -325,7 +328,8 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
     free(first), free(order), free(buf);
     return chorus_out_of_memory;
   }
-  for (int c = 0; c < s->nconn; c++) first[s->pdev[conn(s, c)->dst_thr / p->nchannels] + 1]++;
+  for (int c = 0; c < s->nconn; c++)
+    if (!s->cinfo[c].folded) first[s->pdev[conn(s, c)->dst_thr / p->nchannels] + 1]++;
   for (int d = 0; d < nd; d++) first[d + 1] += first[d];
   int *fill = calloc(nd + 1, sizeof *fill);
   if (!fill) {
@@ -333,6 +337,7 @@ static chorus_result_t route_all(sim_t *s, char *err, size_t errlen) {
     return chorus_out_of_memory;
   }
   for (int c = 0; c < s->nconn; c++) {
+    if (s->cinfo[c].folded) continue;
     int d = s->pdev[conn(s, c)->dst_thr / p->nchannels];
     order[first[d] + fill[d]++] = c;
   }
@@ -489,29 +494,6 @@ static chorus_result_t link_connections(sim_t *s, const int32_t *outp, int nout,
   return chorus_success;
 }
 
-/* The analytic ring's network: one resource per channel, each channel's
- * connection has the share, every route the same latency; nic_share: the
- * share of the ring's hops that cross a NIC (the sender moves its steps
- * itself when most do not, and a step pays the protocol's latencies in
- * that mix). */
-static chorus_result_t fixed_resources(sim_t *s, double cap, double lat, double nic_share, char *err,
-                                       size_t errlen) {
-  s->nres = s->p->nchannels;
-  s->cap = malloc(sizeof *s->cap * s->nres);
-  s->routes = malloc(sizeof *s->routes * s->nres);
-  if (!s->cap || !s->routes) return prep_oom(s, err, errlen);
-  for (int ch = 0; ch < s->nres; ch++) s->cap[ch] = cap, s->routes[ch] = ch;
-  for (int c = 0; c < s->nconn; c++) {
-    s->cinfo[c].route_off = conn(s, c)->src_thr % s->p->nchannels;
-    s->cinfo[c].route_len = 1;
-    s->cinfo[c].route_lat = lat;
-    s->cinfo[c].own_ok =
-        (uint8_t)(nic_share < 0.5 && s->t->devs[s->pdev[conn(s, c)->src_thr / s->p->nchannels]].mem < 0);
-    s->cinfo[c].nic_share = nic_share;
-  }
-  return chorus_success;
-}
-
 /* The topology's resources and routes, and the memory model: the threads
  * of ranks on a device with `mem`, and per thread a resource of its rate
  * for each work class. */
@@ -561,6 +543,134 @@ static chorus_result_t topo_resources(sim_t *s, char *err, size_t errlen) {
     s->cinfo[c].nic_share = nic;
   }
   return chorus_success;
+}
+
+/* The rank connection c goes to in the whole job: under the node fold, the
+ * one its send stands for (plan/fold.h); else its receiver. */
+static int fold_dest(const sim_t *s, int c) {
+  const sim_conn_t *k = conn(s, c);
+  int nch = s->p->nchannels, peer = k->dst_thr / nch;
+  if (!s->fold || plan_is_hub(s->p, k->src_thr / nch) || plan_is_hub(s->p, peer)) return peer;
+  return s->fold->peer_of[((size_t)(k->src_thr / nch) * nch + (size_t)(k->src_thr % nch)) * s->fold->node_ranks + peer];
+}
+
+/* Connection c's route moved k nodes on (topo_route_conn's result). */
+static int fold_route(const sim_t *s, topo_pathfinder_t *pf, int c, int k, int32_t *buf, double *lat) {
+  const plan_fold_t *f = s->fold;
+  int nch = s->p->nchannels, src = conn(s, c)->src_thr / nch, ch = conn(s, c)->src_thr % nch;
+  return topo_route_conn(pf, plan_fold_shift(src, k, f->nnodes, f->node_ranks),
+                         plan_fold_shift(fold_dest(s, c), k, f->nnodes, f->node_ranks), ch, s->p->rail_nics, buf, lat);
+}
+
+/* A growable list of resources: the bundles' routes (sim_fill_bundles). */
+typedef struct {
+  int32_t *v;
+  int64_t n, cap;
+} res_list_t;
+
+static int res_list_add(res_list_t *l, const int32_t *r, int len) {
+  if (l->n + len > l->cap) {
+    int64_t cap = l->cap ? l->cap : 1024;
+    while (cap < l->n + len) cap *= 2;
+    int32_t *v = realloc(l->v, sizeof *v * (size_t)cap);
+    if (!v) return -1;
+    l->v = v, l->cap = cap;
+  }
+  memcpy(l->v + l->n, r, sizeof *r * (size_t)len);
+  l->n += len;
+  return 0;
+}
+
+/* The node fold's network (plan/fold.h). Connections inside node 0 keep
+ * the topology's routes, as the event model has them. A connection that
+ * stands for sends to another node gets a resource of its own, of the rate
+ * its copies on every node (moved k nodes on, k = 0 .. N-1) get together:
+ * they move at one rate (each node waits on the one before), so the copies
+ * are one bundle, and the bundles share the network max-min fairly
+ * (sim_fill_bundles) -- with the copies' mean latency and share of NIC
+ * crossings. Connections inside the nodes take part where they cross a
+ * resource of those routes (a PCIe switch the NIC hangs off), but node 0's
+ * own flows do not meet the resources of its own: where both kinds share a
+ * link, the fold leans optimistic. */
+static chorus_result_t fold_resources(sim_t *s, char *err, size_t errlen) {
+  const topo_t *t = s->t;
+  int N = s->fold->nnodes, nbase = topo_nres_all(t), nfold = 0;
+  for (int c = 0; c < s->nconn; c++) nfold += s->cinfo[c].folded;
+  if (!nfold) return chorus_success;
+  uint8_t *hit = calloc((size_t)nbase + 1, 1);
+  int32_t *buf = malloc(sizeof *buf * topo_route_conn_cap(t));
+  double *base_cap = malloc(sizeof *base_cap * ((size_t)nbase + 1));
+  int64_t *first = malloc(sizeof *first * ((size_t)s->nconn + 1));
+  int *of = malloc(sizeof *of * ((size_t)s->nconn + 1)); /* the connection of each bundle */
+  double *lat = calloc((size_t)s->nconn + 1, sizeof *lat), *nic = calloc((size_t)s->nconn + 1, sizeof *nic);
+  double *rate = malloc(sizeof *rate * ((size_t)s->nconn + 1));
+  double *cap = realloc(s->cap, sizeof *cap * ((size_t)s->nres + nfold + 1));
+  if (cap) s->cap = cap;
+  int32_t *routes = realloc(s->routes, sizeof *routes * (s->nroutes + nfold + 1));
+  if (routes) s->routes = routes;
+  res_list_t all = {0};
+  topo_pathfinder_t *pf = NULL;
+  chorus_result_t r = hit && buf && base_cap && first && of && lat && nic && rate && cap && routes
+                          ? topo_pathfinder_create(&pf, t)
+                          : chorus_out_of_memory;
+  int bad = -1, nb = 0;
+  /* The bundles: each connection to another node, then each inside the
+   * nodes that crosses a resource the first ones do. */
+  for (int pass = 0; pass < 2 && r == chorus_success && bad < 0; pass++) {
+    for (int c = 0; c < s->nconn && bad < 0 && r == chorus_success; c++) {
+      if (s->cinfo[c].hub || s->cinfo[c].folded != (pass == 0)) continue;
+      double l;
+      int shares = pass == 0;
+      if (!shares) {
+        int len = fold_route(s, pf, c, 0, buf, &l);
+        for (int i = 0; i < len && !shares; i++) shares = hit[buf[i]];
+      }
+      if (!shares) continue;
+      first[nb] = all.n, of[nb++] = c;
+      for (int k = 0; k < N && bad < 0; k++) {
+        int len = fold_route(s, pf, c, k, buf, &l);
+        if (len < 0) {
+          bad = c;
+          break;
+        }
+        if (res_list_add(&all, buf, len)) {
+          r = chorus_out_of_memory;
+          break;
+        }
+        for (int i = 0; i < len; i++) hit[buf[i]] |= pass == 0;
+        lat[c] += l / N;
+        nic[c] += (double)topo_route_crosses(t, buf, len, TOPO_NIC) / N;
+      }
+    }
+  }
+  if (r == chorus_success && bad < 0) {
+    first[nb] = all.n;
+    for (int q = 0; q < nbase; q++) base_cap[q] = topo_res_cap(t, q);
+    r = sim_fill_bundles(nbase, base_cap, nb, first, all.v, rate);
+  }
+  for (int b = 0, j = 0; b < nb && r == chorus_success && bad < 0; b++) {
+    int c = of[b];
+    if (!s->cinfo[c].folded) continue;
+    conn_info_t *ci = &s->cinfo[c];
+    s->cap[s->nres + j] = isinf(rate[b]) ? 0 : rate[b];
+    s->routes[s->nroutes] = s->nres + j++;
+    ci->route_off = (int32_t)s->nroutes++;
+    ci->route_len = 1;
+    ci->route_lat = lat[c];
+    ci->nic_share = nic[c];
+    ci->tcopy = 0;
+    ci->own_ok = (uint8_t)(nic[c] < 0.5 && t->devs[s->pdev[conn(s, c)->src_thr / s->p->nchannels]].mem < 0);
+  }
+  if (bad >= 0) {
+    int nch = s->p->nchannels;
+    snprintf(err, errlen, "rank %d cannot reach rank %d (or one of their copies on other nodes) in %s",
+             conn(s, bad)->src_thr / nch, fold_dest(s, bad), t->path);
+    r = chorus_invalid_argument;
+  }
+  if (r == chorus_success) s->nres += nfold;
+  topo_pathfinder_destroy(pf);
+  free(hit), free(buf), free(base_cap), free(first), free(of), free(lat), free(nic), free(rate), free(all.v);
+  return r == chorus_out_of_memory ? prep_oom(s, err, errlen) : r;
 }
 
 /* Where a plan's hubs run. Hubs in the network (plan.h hubs_in) take the
@@ -619,10 +729,14 @@ static chorus_result_t place_hubs(sim_t *s, char *err, size_t errlen) {
   return res;
 }
 
-static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o,
-                                     const double *fixed_cap, double fixed_lat, double fixed_nic_share, char *err,
-                                     size_t errlen) {
+static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t *p, const plan_fold_t *fold,
+                                     const sim_opts_t *o, char *err, size_t errlen) {
   *out = NULL;
+  if (fold && (fold->plan != p || (long long)fold->nnodes * fold->node_ranks > t->nranks)) {
+    snprintf(err, errlen, "a fold of %d nodes of %d ranks needs that many ranks, and %s places %d", fold->nnodes,
+             fold->node_ranks, t->path, t->nranks);
+    return chorus_invalid_argument;
+  }
   if (p->nranks > t->nranks) {
     snprintf(err, errlen, "the plan has %d ranks but %s places only %d", p->nranks, t->path, t->nranks);
     return chorus_invalid_argument;
@@ -641,6 +755,7 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
   if (!s) return chorus_out_of_memory;
   s->t = t;
   s->p = p;
+  s->fold = fold;
   s->pdev = malloc(sizeof *s->pdev * ((size_t)plan_nparts(p) + 1));
   if (!s->pdev) {
     free(s);
@@ -663,8 +778,12 @@ static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t 
   res = link_connections(s, pairs[0], npairs[0], pairs[1], npairs[1], err, errlen);
   free(pairs[0]), free(pairs[1]);
   if (res != chorus_success) goto cleanup;
-  if (fixed_cap) CHECK(fixed_resources(s, *fixed_cap, fixed_lat, fixed_nic_share, err, errlen));
-  else CHECK(topo_resources(s, err, errlen));
+  for (int c = 0; fold && c < s->nconn; c++) {
+    int g = fold_dest(s, c);
+    s->cinfo[c].folded = (uint8_t)(g >= fold->node_ranks);
+  }
+  CHECK(topo_resources(s, err, errlen));
+  if (fold) CHECK(fold_resources(s, err, errlen));
   s->res_bytes = calloc(s->nres + 1, sizeof *s->res_bytes);
   s->res_busy = calloc(s->nres + 1, sizeof *s->res_busy);
   if (p->scratch_chunks) s->scratch_len = calloc((size_t)s->nthr * p->scratch_chunks, sizeof(double));
@@ -678,12 +797,12 @@ cleanup:
 
 chorus_result_t sim_create(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, char *err,
                            size_t errlen) {
-  return sim_create_ex(out, t, p, o, NULL, 0, 0, err, errlen);
+  return sim_create_ex(out, t, p, NULL, o, err, errlen);
 }
 
-chorus_result_t sim_create_fixed(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, double cap,
-                                 double lat, double nic_share, char *err, size_t errlen) {
-  return sim_create_ex(out, t, p, o, &cap, lat, nic_share, err, errlen);
+chorus_result_t sim_create_folded(sim_t **out, const topo_t *t, const plan_fold_t *f, const sim_opts_t *o, char *err,
+                                  size_t errlen) {
+  return sim_create_ex(out, t, f->plan, f, o, err, errlen);
 }
 
 void sim_destroy(sim_t *s) {

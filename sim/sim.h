@@ -69,6 +69,7 @@
 #include <stdio.h>
 
 #include "chorus.h"
+#include "fold.h"
 #include "plan.h"
 #include "topo.h"
 
@@ -119,13 +120,14 @@ typedef struct sim sim_t;
  * uses is routed once. Both are borrowed for the life of the simulator. */
 chorus_result_t sim_create(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, char *err,
                            size_t errlen);
-/* sim_create on a network of one resource of `cap` bytes per second per
- * channel, every connection on its channel's, every route of latency `lat`
- * seconds, of which a share nic_share crosses a NIC (the protocol's step
- * latency is mixed so; under half, the sender moves its own steps when it
- * has a step overhead): the analytic ring's (analytic.h). */
-chorus_result_t sim_create_fixed(sim_t **out, const topo_t *t, const plan_t *p, const sim_opts_t *o, double cap,
-                                 double lat, double nic_share, char *err, size_t errlen);
+/* sim_create on the node fold f (plan/fold.h): f->plan's ranks are node
+ * 0's of a job of f->nnodes nodes on ranks 0 .. nnodes * node_ranks - 1 of
+ * t, every node running node 0's programs moved on; the sends to other
+ * nodes get the share of the network their copies on every node leave
+ * them (sim.c fold_resources). f is borrowed for the life of the
+ * simulator. */
+chorus_result_t sim_create_folded(sim_t **out, const topo_t *t, const plan_fold_t *f, const sim_opts_t *o, char *err,
+                                  size_t errlen);
 void sim_destroy(sim_t *s);
 
 /* Simulate one call of `count` elements of dtype dt (count as the engine's
@@ -150,7 +152,7 @@ const sim_span_t *sim_spans(const sim_t *s, size_t *n);
 /* The topology the simulator was made with. */
 const topo_t *sim_topo(const sim_t *s);
 
-/* --- analytic mode --- */
+/* --- the geometry --- */
 
 /* The steps a call of `count` elements of dt moves on every channel, in
  * order: the geometry the replay uses (core/geom.h, through this

@@ -578,3 +578,84 @@ double sim_net_res_busy(const sim_net_t *n, int res, double now) {
   const res_t *r = &n->res[res];
   return r->busy + (r->nflows ? now - r->busy_since : 0);
 }
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+chorus_result_t sim_fill_bundles(int nres, const double *cap, int nb, const int64_t *first, const int32_t *res,
+                                 double *rate) {
+  int64_t total = first[nb];
+  /* Each bundle's resources, counted: (res, cnt), bundle by bundle; and per
+   * resource the bundles through it (CSR). */
+  int32_t *r_of = malloc(sizeof *r_of * (size_t)(total + 1)), *cnt = malloc(sizeof *cnt * (size_t)(total + 1));
+  int64_t *bfirst = malloc(sizeof *bfirst * ((size_t)nb + 1)), *rfirst = calloc((size_t)nres + 2, sizeof *rfirst);
+  int32_t *rb = malloc(sizeof *rb * (size_t)(total + 1));
+  double *load = calloc((size_t)nres + 1, sizeof *load), *left = malloc(sizeof *left * ((size_t)nres + 1));
+  uint8_t *frozen = calloc((size_t)nb + 1, 1);
+  chorus_result_t r = chorus_success;
+  if (!r_of || !cnt || !bfirst || !rfirst || !rb || !load || !left || !frozen) {
+    r = chorus_out_of_memory;
+    goto out;
+  }
+  int64_t m = 0;
+  for (int b = 0; b < nb; b++) {
+    bfirst[b] = m;
+    int64_t a = first[b], e = first[b + 1], start = m;
+    memcpy(r_of + m, res + a, sizeof *res * (size_t)(e - a));
+    qsort(r_of + m, (size_t)(e - a), sizeof *r_of, cmp_i32);
+    /* the sorted run r_of[start .. start + (e - a)), compressed */
+    int64_t w = start;
+    for (int64_t i = start; i < start + (e - a); i++) {
+      if (w > start && r_of[w - 1] == r_of[i]) {
+        cnt[w - 1]++;
+      } else {
+        r_of[w] = r_of[i], cnt[w] = 1, w++;
+      }
+    }
+    m = w;
+  }
+  bfirst[nb] = m;
+  for (int b = 0; b < nb; b++)
+    for (int64_t i = bfirst[b]; i < bfirst[b + 1]; i++) {
+      rfirst[r_of[i] + 2]++;
+      load[r_of[i]] += cnt[i];
+    }
+  for (int q = 0; q < nres; q++) rfirst[q + 2] += rfirst[q + 1];
+  for (int b = 0; b < nb; b++)
+    for (int64_t i = bfirst[b]; i < bfirst[b + 1]; i++) rb[rfirst[r_of[i] + 1]++] = b;
+  /* now the bundles through resource q are rb[rfirst[q] .. rfirst[q + 1]) */
+  for (int q = 0; q < nres; q++) left[q] = cap[q];
+  for (int b = 0; b < nb; b++) rate[b] = 0;
+  int live = nb;
+  while (live > 0) {
+    double step = INFINITY;
+    int full = -1;
+    for (int q = 0; q < nres; q++)
+      if (cap[q] > 0 && load[q] > 0 && left[q] / load[q] < step) step = left[q] / load[q], full = q;
+    if (full < 0) {
+      for (int b = 0; b < nb; b++)
+        if (!frozen[b]) rate[b] = INFINITY;
+      break;
+    }
+    for (int b = 0; b < nb; b++)
+      if (!frozen[b]) rate[b] += step;
+    for (int q = 0; q < nres; q++) left[q] -= step * load[q];
+    /* Full resources stop their bundles (a relative tolerance: the
+     * subtractions above round). */
+    for (int q = 0; q < nres; q++) {
+      if (q != full && !(cap[q] > 0 && load[q] > 0 && left[q] <= cap[q] * 1e-12)) continue;
+      for (int64_t i = rfirst[q]; i < rfirst[q + 1]; i++) {
+        int b = rb[i];
+        if (frozen[b]) continue;
+        frozen[b] = 1, live--;
+        for (int64_t j = bfirst[b]; j < bfirst[b + 1]; j++) load[r_of[j]] -= cnt[j];
+      }
+      load[q] = 0;
+    }
+  }
+out:
+  free(r_of), free(cnt), free(bfirst), free(rfirst), free(rb), free(load), free(left), free(frozen);
+  return r;
+}

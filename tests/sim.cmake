@@ -181,7 +181,17 @@ chorus_add_cli_test(sim_pcie_two_sockets LABELS unit REGEX " 15\\.[5-9][0-9]    
 chorus_add_cli_test(sim_pcie_bad_sockets LABELS unit;bad RC 1 REGEX "sockets is 1 or 2, not 3"
   COMMAND sim allreduce --topo pcie-8gpu --set sockets=3 -a ring -n 8 -b 1G -e 1G)
 
-chorus_add_cli_test(sim_channel_wake_not_analytic LABELS unit;bad RC 1 REGEX "does not model a device's channel_wake"
+# --model analytic replays node 0 for all (plan/fold.h; test_sim holds it
+# to the event model): hybrid on 256 DGX hosts in a second, where the event
+# model takes minutes; a tree, whose nodes differ, is refused with the reason.
+chorus_add_cli_test(sim_analytic_hybrid_256_hosts LABELS unit
+  REGEX "2048 ranks on 256 nodes.*model analytic \\(one node for all\\).*\n +268435456 .* 14\\.[0-9][0-9]    N/A"
+  COMMAND sim allreduce --topo dgx-cluster --set nodes=256 -a hybrid -b 256M -e 256M --model analytic)
+chorus_add_cli_test(sim_analytic_tree_refused LABELS unit;bad RC 1
+  REGEX "algorithm nccltree is not the same on every node: op [0-9]+ of rank [0-9]+ channel [0-9]+ .*use --model event"
+  COMMAND sim allreduce --topo dgx-cluster --set nodes=4 -a nccltree -b 1M -e 1M --model analytic)
+# One node: the fold is the event model itself, channel hand-overs and all.
+chorus_add_cli_test(sim_analytic_one_node_is_the_event_model LABELS unit REGEX " 1048576 .* 6\\.72    N/A"
   COMMAND sim allreduce --topo local-cpu --set ranks=4,cores=2,channels=2 -n 4 -c 2 -b 1M -e 1M --model analytic)
 
 # --calls: back-to-back calls, as chorus perf times them (closed form in

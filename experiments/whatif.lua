@@ -5,19 +5,20 @@
 -- over them from 64 hosts), and "what if 2x the NICs, or faster
 -- ones": 16 hosts with 4 or 8 NICs of 200, 400 or 800 Gb/s. Channels as
 -- NCCL's search gives them (16 on 8 NICs, 8 on 4). Predicted only (testbed
--- none). Algorithms: the rail-aware ring (analytic from 512 GPUs: agreement
--- with the event mode is a test), NCCL's tree (nccltree: chains in the
--- nodes, double binary tree across them; all 16,384 GPUs packed, 2,048
--- spread), hybrid (up to 512 GPUs: its ring across the nodes cuts a shard
--- into a piece per node, and on 256 hosts the event replay takes 9 minutes
--- for the five sizes), and NVLink SHARP (below).
+-- none). Algorithms: the rail-aware ring and hybrid (from 64 and 256 hosts
+-- by the analytic model, which replays one node for all: plan/fold.h;
+-- test_sim holds it to the event model), NCCL's tree (nccltree: chains in
+-- the nodes, double binary tree across them; all 16,384 GPUs packed, 2,048
+-- spread), and NVLink SHARP (below). The trees' nodes differ (a root is not
+-- a leaf), so they are replayed step by step.
 -- Every size is predicted under the Simple protocol (chorus sim's default):
 -- NCCL would pick LL or LL128 below a few MiB (published.lua predicts so,
 -- with proto = "auto"), so the small sizes here are the Simple protocol's,
--- not NCCL's choice; auto would triple the experiment's 20 minutes.
+-- not NCCL's choice; auto would triple the experiment's time.
 -- NVLink SHARP: nvls on one host (16 channels, NCCL's NVLS count on
 -- Hopper), nvlstree (NVLS in each host, NCCL's tree across them) from 4 to
--- 256 hosts (2,048 GPUs; 45 s of event replay there).
+-- 256 hosts at every oversubscription and to 2,048 hosts (16,384 GPUs) at
+-- 1:1 (about 8 minutes of event replay there).
 local runs = {}
 for _, oversub in ipairs { 1, 2, 4 } do
   for _, nodes in ipairs { 1, 4, 16, 64, 256, 1024, 2048 } do
@@ -25,9 +26,11 @@ for _, oversub in ipairs { 1, 2, 4 } do
       local set = ("nodes=%d,oversub=%d"):format(nodes, oversub)
       runs[#runs + 1] = { algo = "ring", ranks = nodes * 8, set = set, model = nodes >= 64 and "analytic" or "event" }
       runs[#runs + 1] = { algo = "nccltree", ranks = nodes * 8, set = set, model = "event" }
-      if nodes <= 64 then runs[#runs + 1] = { algo = "hybrid", ranks = nodes * 8, set = set } end
+      runs[#runs + 1] = { algo = "hybrid", ranks = nodes * 8, set = set, model = nodes >= 256 and "analytic" or "event" }
       if nodes == 1 then runs[#runs + 1] = { algo = "nvls", ranks = 8, set = set, channels = 16 } end
-      if nodes > 1 and nodes <= 256 then runs[#runs + 1] = { algo = "nvlstree", ranks = nodes * 8, set = set } end
+      if nodes > 1 and (nodes <= 256 or oversub == 1) then
+        runs[#runs + 1] = { algo = "nvlstree", ranks = nodes * 8, set = set, model = "event" }
+      end
     end
   end
 end

@@ -108,7 +108,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
+plot 'raw/allreduce-ring-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group5-busbw.svg'
@@ -120,7 +120,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
+plot 'raw/allreduce-ring-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group6-busbw.png'
@@ -132,7 +132,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group6-busbw.svg'
@@ -144,7 +144,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n8192-nodes_1024_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group7-busbw.png'
@@ -156,7 +156,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group7-busbw.svg'
@@ -168,7 +168,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n16384-nodes_2048_oversub_1.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group8-busbw.png'
@@ -252,7 +252,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
+plot 'raw/allreduce-ring-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group11-busbw.svg'
@@ -264,7 +264,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
+plot 'raw/allreduce-ring-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_2.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group12-busbw.png'
@@ -276,7 +276,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n8192-nodes_1024_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group12-busbw.svg'
@@ -288,7 +288,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n8192-nodes_1024_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group13-busbw.png'
@@ -300,7 +300,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n16384-nodes_2048_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group13-busbw.svg'
@@ -312,7 +312,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_2.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_2.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n16384-nodes_2048_oversub_2.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group14-busbw.png'
@@ -396,7 +396,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
+plot 'raw/allreduce-ring-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group17-busbw.svg'
@@ -408,7 +408,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
+plot 'raw/allreduce-ring-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted', 'raw/allreduce-nvlstree-n2048-nodes_256_oversub_4.dat' using 1:3 with linespoints lt 4 dt 2 pt 6 ps 1.5 title 'nvlstree predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group18-busbw.png'
@@ -420,7 +420,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n8192-nodes_1024_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group18-busbw.svg'
@@ -432,7 +432,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n8192-nodes_1024_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n8192-nodes_1024_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n8192-nodes_1024_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group19-busbw.png'
@@ -444,7 +444,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n16384-nodes_2048_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
 
 set terminal svg dynamic size 1000,600
 set output 'group19-busbw.svg'
@@ -456,7 +456,7 @@ set xtics ("1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864, "256M" 26
 set xrange [748983:375809638]
 set xlabel 'size'
 set ylabel 'busbw (GB/s)'
-plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted'
+plot 'raw/allreduce-ring-n16384-nodes_2048_oversub_4.dat' using 1:3 with linespoints lt 1 dt 2 pt 6 ps 1.5 title 'ring predicted', 'raw/allreduce-nccltree-n16384-nodes_2048_oversub_4.dat' using 1:3 with linespoints lt 2 dt 2 pt 6 ps 1.5 title 'nccltree predicted', 'raw/allreduce-hybrid-n16384-nodes_2048_oversub_4.dat' using 1:3 with linespoints lt 3 dt 2 pt 6 ps 1.5 title 'hybrid predicted'
 
 set terminal pngcairo size 1000,600
 set output 'group20-busbw.png'

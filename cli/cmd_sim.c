@@ -340,9 +340,10 @@ static int load(sim_cmd_t *x) {
   return 0;
 }
 
-/* The analytic model: node 0's programs stand for every node's (plan/fold.h), simulated on the network their
- * copies on every node leave them. Not verified: the verifier proves whole
- * plans (chorus check proves the script on smaller shapes). */
+/* The analytic model: node 0's programs stand for every node's
+ * (plan/fold.h), replayed on the share of the network their copies on
+ * every node leave them. Not verified: the verifier proves whole plans
+ * (chorus check proves the script on smaller shapes). */
 static int prepare_fold(sim_cmd_t *x) {
   sim_args_t *a = &x->a;
   planner_t *pl;
@@ -535,22 +536,20 @@ static int reports(sim_cmd_t *x) {
   if (a->links) {
     if (a->analytic)
       printf("# --model analytic: the links of node 0 alone; its sends to other nodes run on a share of their "
-             "own (chorus sim --help)\n");
+             "own (sim/README.md)\n");
     sim_print_links(x->s, &x->res, stdout, a->links_all ? 0 : 20);
   }
   if (a->timeline) {
-    {
-      FILE *f = fopen(a->timeline, "w");
-      if (!f) {
-        fprintf(stderr, "chorus sim: --timeline %s: %s\n", a->timeline, strerror(errno));
-        return 1;
-      }
-      char title[512];
-      snprintf(title, sizeof title, "chorus sim %s, %s, %d ranks on %s, %zu bytes: %.2f us predicted",
-               chorus_coll_name(a->coll), x->algo, x->n, x->t->name, x->prev, x->res.time * 1e6);
-      sim_write_timeline(x->s, &x->res, f, title);
-      fclose(f);
+    FILE *f = fopen(a->timeline, "w");
+    if (!f) {
+      fprintf(stderr, "chorus sim: --timeline %s: %s\n", a->timeline, strerror(errno));
+      return 1;
     }
+    char title[512];
+    snprintf(title, sizeof title, "chorus sim %s, %s, %d ranks on %s, %zu bytes: %.2f us predicted",
+             chorus_coll_name(a->coll), x->algo, x->n, x->t->name, x->prev, x->res.time * 1e6);
+    sim_write_timeline(x->s, &x->res, f, title);
+    fclose(f);
   }
   if (a->stats)
     fprintf(stderr, "# sim stats: plan+verify %.3f s, simulation %.3f s, %llu events (%.2f M events/s), last size: %llu "

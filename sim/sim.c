@@ -732,7 +732,7 @@ static chorus_result_t place_hubs(sim_t *s, char *err, size_t errlen) {
 static chorus_result_t sim_create_ex(sim_t **out, const topo_t *t, const plan_t *p, const plan_fold_t *fold,
                                      const sim_opts_t *o, char *err, size_t errlen) {
   *out = NULL;
-  if (fold && (fold->plan != p || (long long)fold->nnodes * fold->node_ranks > t->nranks)) {
+  if (fold && (long long)fold->nnodes * fold->node_ranks > t->nranks) {
     snprintf(err, errlen, "a fold of %d nodes of %d ranks needs that many ranks, and %s places %d", fold->nnodes,
              fold->node_ranks, t->path, t->nranks);
     return chorus_invalid_argument;

@@ -398,6 +398,21 @@ static void every_shipped_algorithm_simulates_on_every_shipped_topology(void) {
   CHECK_TRUE(runs >= 8);
 }
 
+/* Bundles of routes that move at one rate share max-min fairly
+ * (sim_fill_bundles, the fold's rates): A crosses resource 0 (10 B/s)
+ * twice, B crosses 0 and 1 (30 B/s), C crosses 1, D only an unlimited one.
+ * Resource 0 fills first, at 10/3 each for A and B; C takes what is left of
+ * 1: 30 - 10/3; nothing bounds D. */
+static void bundles_share_max_min_with_their_crossings_counted(void) {
+  double cap[3] = {10, 30, 0}, rate[4];
+  int32_t res[] = {0, 0, 1, 0, 1, 2};
+  int64_t first[] = {0, 2, 4, 5, 6};
+  CHECK_EQ_INT(sim_fill_bundles(3, cap, 4, first, res, rate), chorus_success);
+  CHECK_TRUE(near(rate[0], 10.0 / 3, 1e-12) && near(rate[1], 10.0 / 3, 1e-12));
+  CHECK_TRUE(near(rate[2], 30 - 10.0 / 3, 1e-12));
+  CHECK_TRUE(isinf(rate[3]));
+}
+
 /* The analytic model (plan/fold.h) replays node 0 for all: where every
  * node's programs are node 0's moved on, and the nodes are alike, it gives
  * the event model's time. Exactly, for hybrid's rail rings on 2 and 4 DGX
@@ -1041,7 +1056,7 @@ TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(a_step_pays_the_lat
           TEST(ring_on_a_star_is_the_alpha_beta_formula),
           TEST(double_binary_tree_on_a_star_costs_its_hop_count),
           TEST(every_shipped_algorithm_simulates_on_every_shipped_topology),
-          TEST(node_fold_agrees_with_the_event_mode), TEST(node_fold_refuses_what_is_not_the_same_on_every_node), TEST(pair_routes_are_the_routes_of_the_router), TEST(deferred_resharing_ends_flows_as_immediate_does),
+          TEST(bundles_share_max_min_with_their_crossings_counted), TEST(node_fold_agrees_with_the_event_mode), TEST(node_fold_refuses_what_is_not_the_same_on_every_node), TEST(pair_routes_are_the_routes_of_the_router), TEST(deferred_resharing_ends_flows_as_immediate_does),
           TEST(one_step_per_chunk_on_a_star_is_the_alpha_beta_formula),
           TEST(rank_placement_changes_the_busbw_on_an_oversubscribed_fat_tree),
           TEST(the_same_inputs_give_the_same_time), TEST(the_event_queue_gives_exact_time_and_sequence_order),

@@ -620,15 +620,14 @@ static chorus_result_t fold_resources(sim_t *s, char *err, size_t errlen) {
     for (int c = 0; c < s->nconn && bad < 0 && r == chorus_success; c++) {
       if (s->cinfo[c].hub || s->cinfo[c].folded != (pass == 0)) continue;
       double l;
-      int shares = pass == 0;
-      if (!shares) {
-        int len = fold_route(s, pf, c, 0, buf, &l);
-        for (int i = 0; i < len && !shares; i++) shares = hit[buf[i]];
-      }
+      /* Inside the nodes: whether copy 0 (and so every copy) crosses one
+       * of the first ones' resources; its route is then kept as copy 0's. */
+      int len0 = pass == 0 ? 0 : fold_route(s, pf, c, 0, buf, &l), shares = pass == 0;
+      for (int i = 0; i < len0 && !shares; i++) shares = hit[buf[i]];
       if (!shares) continue;
       first[nb] = all.n, of[nb++] = c;
       for (int k = 0; k < N && bad < 0; k++) {
-        int len = fold_route(s, pf, c, k, buf, &l);
+        int len = k == 0 && pass == 1 ? len0 : fold_route(s, pf, c, k, buf, &l);
         if (len < 0) {
           bad = c;
           break;

@@ -601,14 +601,12 @@ chorus_result_t sim_fill_bundles(int nres, const double *cap, int nb, const int6
   }
   int64_t m = 0;
   for (int b = 0; b < nb; b++) {
-    bfirst[b] = m;
-    int64_t a = first[b], e = first[b + 1], start = m;
+    int64_t a = first[b], e = first[b + 1], w = bfirst[b] = m;
     memcpy(r_of + m, res + a, sizeof *res * (size_t)(e - a));
     qsort(r_of + m, (size_t)(e - a), sizeof *r_of, cmp_i32);
-    /* the sorted run r_of[start .. start + (e - a)), compressed */
-    int64_t w = start;
-    for (int64_t i = start; i < start + (e - a); i++) {
-      if (w > start && r_of[w - 1] == r_of[i]) {
+    /* the sorted run r_of[m .. m + (e - a)), compressed in place */
+    for (int64_t i = m; i < m + (e - a); i++) {
+      if (w > bfirst[b] && r_of[w - 1] == r_of[i]) {
         cnt[w - 1]++;
       } else {
         r_of[w] = r_of[i], cnt[w] = 1, w++;

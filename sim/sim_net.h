@@ -98,8 +98,8 @@ uint64_t sim_net_recomputes(const sim_net_t *n);
 double sim_net_res_busy(const sim_net_t *n, int res, double now);
 
 /* Max-min fair rates of nb bundles of routes that each move at one rate (a
- * pipelined ring's hops; a connection's copies on every node: the analytic
- * models, analytic.h): bundle b crosses resource res[i] once for each i in
+ * folded connection's copies on every node: the analytic model,
+ * sim.c fold_resources): bundle b crosses resource res[i] once for each i in
  * first[b] .. first[b + 1] - 1 (a resource may repeat: it then counts that
  * many times). cap[r] bytes per second, 0 = unlimited. Progressive
  * filling: every rate rises together until a resource is full; the

@@ -406,11 +406,30 @@ static size_t llc_bytes(void) {
   return best;
 }
 
-static chorus_result_t kernels(cal_rank_t *R) {
-  R->d.llc = llc_bytes();
-  size_t bytes = 4 * R->d.llc;
+/* The kernels' buffers: three of `bytes` on every rank at once, past the
+ * last-level cache (4 x its size, 64 MiB to 1 GiB) but within an eighth of
+ * the machine's memory for all the ranks on it (ranks in other network
+ * namespaces of this machine included): on a 2-core VM that reports its
+ * host's 480 MiB L3, 8 namespace ranks took 3 GiB each and the kernel's OOM
+ * killer ended one. The same on every rank of a machine: from its total
+ * memory, not what happens to be free. */
+static size_t kernel_bytes(size_t llc, int ranks_on_machine) {
+  size_t bytes = 4 * llc;
   if (bytes < (64u << 20)) bytes = 64u << 20;
   if (bytes > (1u << 30)) bytes = 1u << 30;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) {
+    size_t cap = (size_t)pages * (size_t)page / 8 / 3 / (size_t)(ranks_on_machine > 0 ? ranks_on_machine : 1);
+    cap -= cap % 4096;
+    if (cap < (16u << 20)) cap = 16u << 20;
+    if (bytes > cap) bytes = cap;
+  }
+  return bytes;
+}
+
+static chorus_result_t kernels(cal_rank_t *R) {
+  R->d.llc = llc_bytes();
+  size_t bytes = kernel_bytes(R->d.llc, R->comm->nmachine);
   R->d.kbytes = bytes;
   float *a = NULL, *b = NULL, *dst = NULL;
   chorus_result_t res = chorus_success;

@@ -62,6 +62,12 @@ void boot_host_id(char *buf, size_t len) {
   snprintf(buf, len, "%s|%s|%s", host, bootid, ns);
 }
 
+int boot_same_machine(const char *a, const char *b) {
+  const char *ea = strrchr(a, '|'), *eb = strrchr(b, '|');
+  if (!ea || !eb) return !strcmp(a, b);
+  return ea - a == eb - b && !memcmp(a, b, (size_t)(ea - a));
+}
+
 /* --- message validation (boot_msg.h) --- */
 
 const char *boot_addr_check(const net_addr_t *a) {

@@ -43,6 +43,11 @@ chorus_result_t boot_root_start(boot_id_t *id, const net_addr_t *listen_addr);
 /* This host's identity: hostname, boot id and network namespace, so that
  * namespaces on one machine count as separate hosts. */
 void boot_host_id(char *buf, size_t len);
+/* Whether two host ids (boot_host_id) name the same machine: the same
+ * hostname and boot, in any network namespace -- ranks that share its
+ * cores and memory though they are hosts of their own to the transports
+ * (the namespace testbed). */
+int boot_same_machine(const char *a, const char *b);
 
 /* Join: say hello to the root and receive the table. */
 chorus_result_t boot_init(boot_t **out, const boot_id_t *id, int rank, int nranks, double timeout_s);

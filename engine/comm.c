@@ -239,6 +239,8 @@ static chorus_result_t comm_create(chorus_comm_t **out, int nranks, const boot_i
   }
   free(first);
   for (int r = 0; r < nranks; r++) c->nlocal += c->host_of[r] == c->host_of[rank];
+  for (int r = 0; r < nranks; r++)
+    c->nmachine += boot_same_machine(boot_peer(c->boot, r)->hostid, boot_peer(c->boot, rank)->hostid);
   /* More ranks than cores: a spinning waiter holds the core its peer needs.
    * Measured (4 ranks, 2 cores, 8 B allreduce): 130 us spinning 4000 polls,
    * 50 us with 50. The user's CHORUS_SPIN wins. */

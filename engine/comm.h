@@ -62,6 +62,8 @@ struct chorus_comm {
   boot_t *boot;
   int nhosts;
   int nlocal;          /* ranks on this rank's host */
+  int nmachine;        /* ranks on this rank's machine: its host in any network namespace (same hostname and
+                        * boot), which share its cores and memory */
   int *host_of;        /* [nranks] host index */
   plan_shape_t shape;  /* hosts as the planner's nodes (one node when ranks are not grouped by host) */
   volatile int stop;   /* set by abort or by a failure: every wait returns */

@@ -8,6 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bootstrap.h"
+#include "chorus.h"
+#include "comm.h"
 #include "test.h"
 #include "transport/transport.h"
 
@@ -133,5 +136,32 @@ static void wait_times_out(void) {
   shm_transport.free(&rc);
 }
 
+/* Namespace hosts of one machine are hosts to the transports but one
+ * machine to what shares its cores and memory (calibrate's buffers). */
+static void host_ids_know_the_machine_behind_the_namespaces(void) {
+  char self[BOOT_HOSTID_LEN];
+  boot_host_id(self, sizeof self);
+  const char *ns = strrchr(self, '|');
+  CHECK_TRUE(ns != NULL);
+  char other_ns[BOOT_HOSTID_LEN], other_boot[BOOT_HOSTID_LEN];
+  snprintf(other_ns, sizeof other_ns, "%.*s|net:[4026532999]", (int)(ns - self), self);
+  snprintf(other_boot, sizeof other_boot, "%s", self);
+  char *boot = strchr(other_boot, '|');
+  CHECK_TRUE(boot != NULL && boot[1] != '|');
+  boot[1] = boot[1] == 'x' ? 'y' : 'x'; /* another boot of the same hostname: another machine */
+  CHECK_TRUE(boot_same_machine(self, self));
+  CHECK_TRUE(boot_same_machine(self, other_ns));
+  CHECK_TRUE(strcmp(self, other_ns) != 0);
+  CHECK_TRUE(!boot_same_machine(self, other_boot));
+  CHECK_TRUE(!boot_same_machine("a|b|c", "a|bb|c"));
+  chorus_comm_t *c[3];
+  CHECK_TRUE(chorus_comm_init_all(c, 3) == chorus_success);
+  for (int r = 0; r < 3; r++) {
+    CHECK_EQ_INT(c[r]->nlocal, 3);
+    CHECK_EQ_INT(c[r]->nmachine, 3);
+    chorus_comm_destroy(c[r]);
+  }
+}
+
 TEST_MAIN(TEST(steps_arrive_in_order_with_meta), TEST(dead_sender_ends_the_wait), TEST(abort_wakes_a_sleeping_waiter),
-          TEST(wait_times_out))
+          TEST(wait_times_out), TEST(host_ids_know_the_machine_behind_the_namespaces))

@@ -14,12 +14,14 @@
  *     cache (64 MiB at least; sysfs may not say), on every rank at once, the slowest rank's time
  *     per repeat: in a collective every rank moves data at the same time and
  *     they share the memory system; and the same kernels on buffers of 256
- *     KiB, in the cache, 128 passes per sample;
+ *     KiB, in the cache, 128 passes per sample; and the copy kernel by
+ *     working set (each rank's buffers from 32 KiB doubling to that size,
+ *     every rank at once), whose steps are the caches' levels (fit_levels);
  *   - an 8-byte allreduce on a one-rank communicator (the engine's fixed cost
  *     of one call with one op, no peer), and on all ranks with the ring
  *     algorithm (reported as a check of the model);
  *   - when every rank is on one host: ring broadcast and reduce from rank 0
- *     of 1 and 4 MiB (float sum, in the cache) and of the kernels' buffer
+ *     of 256 KiB, 1 and 4 MiB (float sum, in the caches) and of the kernels' buffer
  *     size (past it), the slowest rank's median call: the engine's own
  *     copies and reductions, whose slots one core writes and another reads
  *     (see copy_bw below); across hosts, a ring broadcast of 16 MiB.
@@ -64,8 +66,9 @@
  *                  own) at this rate while the call's buffers fit in the
  *                  cache. On one host it is the rate at which the
  *                  simulator, replaying the measured ring broadcast (1 and 4
- *                  MiB) on this very topology, gives back the measured time
- *                  (solved by bisection, per size; the geometric mean).
+ *                  MiB; 256 KiB where the caches have three levels) on this
+ *                  very topology, gives back the measured time (solved by
+ *                  bisection, per size; the geometric mean).
  *                  Such a copy reads or writes lines another core holds: on
  *                  the 2-vCPU EPYC of 2026-12-03 it ran at about a third of
  *                  the kernel's rate in a core's own cache, and with the
@@ -85,8 +88,18 @@
  *                  buffers past the cache x the ranks of the host, all at
  *                  once (on 2026-12-03 that was 65-76 GB/s where the
  *                  collectives gave back 39-52).
- *   llc         <- the last-level cache (sysfs), split among the hosts (the
- *                  namespace testbed's hosts share one machine's cache).
+ *   llc, cache  <- where the copy kernel's rate by working set steps down
+ *                  (the whole machine's working set, split among the hosts:
+ *                  the namespace testbed's hosts share one machine's
+ *                  caches): with three levels the private caches end at
+ *                  `cache` and the last-level cache at `llc`; with two only
+ *                  `llc` is written; with none, sysfs's last-level cache
+ *                  (which on a VM may be its host's: 480 MiB on 2 vCPUs).
+ *   llc_bw      <- with three levels, solved as mem_bw is on the ring
+ *                  broadcast and reduce of 4 MiB (past the private caches,
+ *                  in the llc); else, or when the model puts that size in
+ *                  another level, 2 x the copy kernel's rate in the llc x
+ *                  the ranks of the host.
  *                  The shm ping-pong bandwidth is a cross-check, not written.
  *   step_lat    <- alpha_shm - op_overhead: in the model a one-step message
  *                  costs its send op's overhead plus the route's latency (0
@@ -100,7 +113,7 @@
  *   rate        <- the socket ping-pong bandwidth B.
  *   reduce_bw   <- bytes of result per second (the unit topo.c documents):
  *                  on one host solved as copy_bw is, from the ring
- *                  reduce (1 and 4 MiB) with copy_bw fixed; otherwise the reduce
+ *                  reduce (the sizes copy_bw came from) with copy_bw fixed; otherwise the reduce
  *                  kernel's rate in the cache, all ranks at once.
  * A base topology that does not read one of these keeps its own value; the
  * written file marks each value the base does not read.
@@ -165,11 +178,24 @@
 #define CAL_SETTLE_MAX_S 1.5
 /* The engine's rates (engine_calls, solve_engine): sizes of the collectives,
  * in the cache, and calls per sample. */
-#define CAL_ENGINE_NSIZES 3
-/* Two sizes in the cache for the threads' rates; the third, past it (the
+#define CAL_ENGINE_NSIZES 4
+/* A size in the cores' private caches, two in the cache for the threads'
+ * rates (or, where the copy kernel shows a private-cache level, one past it
+ * in the last-level cache for llc_bw), and the last past every cache (the
  * kernels' buffer size, at most CAL_ENGINE_BIG_MAX), for the memory's. */
+enum { ENG_AT_PRIVATE = 0, ENG_AT_1M, ENG_AT_4M, ENG_AT_BIG };
+#define CAL_ENGINE_PRIVATE ((size_t)256 << 10)
 #define CAL_ENGINE_SMALL0 ((size_t)1 << 20)
 #define CAL_ENGINE_SMALL1 ((size_t)4 << 20)
+/* The copy kernel by working set (levels): each rank's buffers from
+ * CAL_LEVEL_MIN doubling to the kernels' size, CAL_LEVEL_BYTES copied per
+ * sample. Two levels count as distinct when their rates differ by
+ * CAL_LEVEL_STEP; a third level is taken when it halves the squared error
+ * of two. */
+#define CAL_LEVEL_MIN ((size_t)32 << 10)
+#define CAL_LEVEL_SIZES 16
+#define CAL_LEVEL_BYTES ((size_t)64 << 20)
+#define CAL_LEVEL_STEP 1.25
 #define CAL_ENGINE_BIG_MAX ((size_t)256 << 20)
 #define CAL_ENGINE_CALLS 20
 #define CAL_ENGINE_BIG_CALLS 3
@@ -211,6 +237,12 @@ typedef struct {
   int eng_ok;           /* eng_t was measured (every rank on one host) */
   double *net_t;        /* [repeats]: ring broadcast of CAL_NET_SIZE over hosts (seconds per call) */
   int net_ok;
+  /* The copy kernel by working set, all ranks at once: [size * repeats +
+   * repeat] seconds for lvl_passes[size] copies of lvl_bytes[size]. */
+  double *lvl_t;
+  size_t lvl_bytes[CAL_LEVEL_SIZES];
+  int lvl_passes[CAL_LEVEL_SIZES], nlvl;
+  int per_machine; /* ranks on this machine, in any network namespace: they share its caches */
 } cal_data_t;
 
 typedef struct {
@@ -463,6 +495,22 @@ static chorus_result_t kernels(cal_rank_t *R) {
       (what ? R->d.creduce_t : R->d.ccopy_t)[r] = t;
     }
   }
+  /* The copy kernel by working set, every rank at once: where its rate
+   * steps down is where the caches end (fit_levels). sysfs may not say: a
+   * VM can report its host's last-level cache (480 MiB on 2 vCPUs). */
+  R->d.nlvl = 0;
+  for (size_t sz = CAL_LEVEL_MIN; sz <= bytes && R->d.nlvl < CAL_LEVEL_SIZES; sz *= 2) {
+    int i = R->d.nlvl++;
+    size_t passes = CAL_LEVEL_BYTES / sz;
+    R->d.lvl_bytes[i] = sz;
+    R->d.lvl_passes[i] = passes < 1 ? 1 : (int)passes;
+    double t;
+    if ((res = timed_all(R, 0, a, b, dst, sz, R->d.lvl_passes[i], &t)) != chorus_success) goto cleanup;
+    for (int r = 0; r < R->o->repeats; r++) {
+      if ((res = timed_all(R, 0, a, b, dst, sz, R->d.lvl_passes[i], &t)) != chorus_success) goto cleanup;
+      R->d.lvl_t[i * R->o->repeats + r] = t;
+    }
+  }
 cleanup:
   free(a), free(b), free(dst);
   return res;
@@ -526,7 +574,8 @@ static chorus_result_t engine_call(cal_rank_t *R, int k, const float *in, float 
 static chorus_result_t engine_calls(cal_rank_t *R) {
   if (R->nhosts != 1) return net_calls(R);
   size_t big = R->d.kbytes < CAL_ENGINE_BIG_MAX ? R->d.kbytes : CAL_ENGINE_BIG_MAX;
-  R->d.eng_size[0] = CAL_ENGINE_SMALL0, R->d.eng_size[1] = CAL_ENGINE_SMALL1, R->d.eng_size[2] = big;
+  R->d.eng_size[ENG_AT_PRIVATE] = CAL_ENGINE_PRIVATE, R->d.eng_size[ENG_AT_1M] = CAL_ENGINE_SMALL0;
+  R->d.eng_size[ENG_AT_4M] = CAL_ENGINE_SMALL1, R->d.eng_size[ENG_AT_BIG] = big;
   float *in = NULL, *out = NULL;
   double calls[CAL_ENGINE_CALLS];
   chorus_result_t res = chorus_success;
@@ -640,6 +689,16 @@ typedef struct {
    * ("SIZE:TIME SIZE:TIME ...", the protocol's latency_by_size); "" when none. */
   char step_extra[512];
   double step_extra_max;
+  /* The caches from the copy kernel by working set (fit_levels): levels 3
+   * (private caches, last-level cache, memory), 2 (a cache, memory) or 0
+   * (no step found: sysfs's llc stays); cache and llc are working sets of
+   * the whole machine (bytes), llc_bw the last-level cache's rate (bytes
+   * read plus written per second by a host's ranks: the kernel's estimate,
+   * or solved on the engine). */
+  double lvl_rate[CAL_LEVEL_SIZES];
+  int levels;
+  double cache, llc, llc_bw, llc_bw_kernel;
+  int llc_bw_solved;
 } cal_result_t;
 
 static chorus_result_t fit_class(const cal_opts_t *o, const double *samples, class_fit_t *f, int cls) {
@@ -736,6 +795,34 @@ static int base_reads(const char *text, const char *name) {
   return strstr(text, a) || strstr(text, b);
 }
 
+/* Three cache levels were found and the base models them (cache, llc_bw). */
+static int three_levels(const cal_opts_t *o, const cal_result_t *r) {
+  return r->levels == 3 && base_reads(o->base_text, "cache") && base_reads(o->base_text, "llc_bw");
+}
+
+/* The caches, from the copy kernel's rate by working set (all the
+ * machine's ranks' source and destination buffers; fit.h, fit_levels):
+ * three levels are private caches, last-level cache and memory. */
+static void fit_cache_levels(const cal_opts_t *o, const cal_data_t *d, cal_result_t *r) {
+  int n = d->nlvl;
+  double ws[CAL_LEVEL_SIZES];
+  double *t = malloc(sizeof *t * (size_t)o->repeats);
+  if (!t) return; /* no levels: sysfs's llc stays */
+  for (int i = 0; i < n; i++) {
+    memcpy(t, d->lvl_t + i * o->repeats, sizeof *t * (size_t)o->repeats);
+    double med = median_of(t, o->repeats);
+    r->lvl_rate[i] = med > 0 ? (double)d->lvl_bytes[i] * d->lvl_passes[i] / med : 0;
+    ws[i] = 2.0 * (double)d->lvl_bytes[i] * (d->per_machine > 0 ? d->per_machine : 1);
+  }
+  free(t);
+  fit_levels_t f;
+  if (fit_levels(ws, r->lvl_rate, n, CAL_LEVEL_STEP, &f) != chorus_success) return;
+  r->levels = f.levels, r->cache = f.cache, r->llc = f.llc;
+  /* The last-level cache's rate as the memory's is estimated: every rank
+   * of the host copying, each byte read and written. */
+  if (f.levels == 3) r->llc_bw = r->llc_bw_kernel = 2 * f.rate[1] * d->per_host;
+}
+
 static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_result_t *r) {
   chorus_result_t res;
   memset(r, 0, sizeof *r);
@@ -757,6 +844,7 @@ static chorus_result_t analyse(const cal_opts_t *o, const cal_data_t *d, cal_res
   /* A copy reads and writes its bytes: the host's memory moved twice the
    * copied bytes of every rank on it, all at once. */
   r->mem_bw = r->mem_bw_kernel = 2 * r->copy.median * d->per_host;
+  fit_cache_levels(o, d, r);
   if ((res = fit_median_ci(d->ar1_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1002, &r->ar1)) ||
       (res = fit_median_ci(d->arn_t, o->repeats, CAL_RESAMPLES, CAL_LEVEL, CAL_SEED + 1003, &r->arn)))
     return res;
@@ -913,15 +1001,26 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
       ok = 0;
     }
   }
-  /* Three solves: what is solved for, on which collectives and sizes. */
-  static const struct {
+  /* The solves: what is solved for, on which collectives and sizes. With
+   * three cache levels the threads' rates come from the size in the private
+   * caches and the last-level cache's from the 4 MiB calls; else both
+   * cache sizes give the threads' rates, as one level. */
+  typedef struct {
     const char *name;
     int k0, k1, i0, i1;
-  } solve[3] = {{"copy_bw", ENG_BCAST, ENG_BCAST, 0, 1},
-                {"reduce_bw", ENG_REDUCE, ENG_REDUCE, 0, 1},
-                {"mem_bw", ENG_BCAST, ENG_REDUCE, 2, 2}};
-  double solved[3] = {0};
-  for (int v = 0; v < 3 && ok; v++) {
+  } solve_t;
+  static const solve_t two[] = {{"copy_bw", ENG_BCAST, ENG_BCAST, ENG_AT_1M, ENG_AT_4M},
+                                {"reduce_bw", ENG_REDUCE, ENG_REDUCE, ENG_AT_1M, ENG_AT_4M},
+                                {"mem_bw", ENG_BCAST, ENG_REDUCE, ENG_AT_BIG, ENG_AT_BIG}};
+  static const solve_t three[] = {{"copy_bw", ENG_BCAST, ENG_BCAST, ENG_AT_PRIVATE, ENG_AT_PRIVATE},
+                                  {"reduce_bw", ENG_REDUCE, ENG_REDUCE, ENG_AT_PRIVATE, ENG_AT_PRIVATE},
+                                  {"mem_bw", ENG_BCAST, ENG_REDUCE, ENG_AT_BIG, ENG_AT_BIG},
+                                  {"llc_bw", ENG_BCAST, ENG_REDUCE, ENG_AT_4M, ENG_AT_4M}};
+  int levels3 = three_levels(o, r);
+  const solve_t *solve = levels3 ? three : two;
+  int nsolve = levels3 ? 4 : 3;
+  double solved[4] = {0};
+  for (int v = 0; v < nsolve && ok; v++) {
     char sets[256];
     snprintf(sets, sizeof sets, "%s", base_sets);
     for (int u = 0; u < v; u++)
@@ -939,6 +1038,10 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
       }
     if (x > 0) {
       solved[v] = exp(logsum / n);
+    } else if (v == 3) {
+      /* The 4 MiB calls do not tell the last-level cache's rate (the model
+       * puts them in another level): the kernel's estimate stays. */
+      solved[v] = r->llc_bw_kernel;
     } else if (x == 0 && v == 1 && r->ccopy.median > 0) {
       /* The reduce measured faster than its sender can copy at copy_bw
        * (seen under load): its rate cannot be read from it. Estimated as
@@ -958,6 +1061,7 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
     return;
   }
   r->copy_bw = solved[0], r->reduce_bw = solved[1], r->mem_bw = solved[2];
+  if (levels3) r->llc_bw = solved[3], r->llc_bw_solved = solved[3] != r->llc_bw_kernel;
   r->engine_solved = 1;
 }
 
@@ -1059,9 +1163,12 @@ static void print_rates(const cal_opts_t *o, const cal_rank_t *R, const cal_resu
       for (int i = 0; i < CAL_ENGINE_NSIZES; i++) {
         printf("  ring %-9s %6zu KiB  %10.3f us [%.3f, %.3f]", eng_name[k],
                R->d.eng_size[i] >> 10, r->eng[k][i].median * 1e6, r->eng[k][i].lo * 1e6, r->eng[k][i].hi * 1e6);
-        if (r->engine_solved)
+        if (r->engine_solved && r->eng_rate[k][i] > 0)
           printf("  -> %s %.3f GB/s",
-                 i == CAL_ENGINE_NSIZES - 1 ? "mem_bw" : k == ENG_BCAST ? "copy_bw" : "reduce_bw",
+                 i == ENG_AT_BIG                          ? "mem_bw"
+                 : three_levels(o, r) && i == ENG_AT_4M   ? "llc_bw"
+                 : k == ENG_BCAST                         ? "copy_bw"
+                                                          : "reduce_bw",
                  r->eng_rate[k][i] / 1e9);
         printf("\n");
       }
@@ -1091,7 +1198,21 @@ static void print_params(const cal_rank_t *R, const cal_result_t *r) {
   if (!r->engine_solved)
     printf("  mem_bw       %9.3f GB/s  2 x copy kernel x %d ranks of the host (reads and writes)\n", r->mem_bw / 1e9,
            R->d.per_host);
-  if (R->d.llc) printf("  llc          %9.3f MiB   last-level cache / %d hosts\n", (double)R->d.llc / R->nhosts / 1048576, R->nhosts);
+  if (R->d.llc) printf("  llc (sysfs)  %9.3f MiB   last-level cache / %d hosts\n", (double)R->d.llc / R->nhosts / 1048576, R->nhosts);
+  if (R->d.nlvl) {
+    printf("#\n# copy kernel by working set, all %d ranks of the machine at once (median of %d): GB/s per rank\n",
+           R->d.per_machine, R->o->repeats);
+    for (int i = 0; i < R->d.nlvl; i++)
+      printf("  %8zu KiB per buffer, %9.1f MiB in all  %9.3f GB/s\n", R->d.lvl_bytes[i] >> 10,
+             2.0 * (double)R->d.lvl_bytes[i] * R->d.per_machine / 1048576, r->lvl_rate[i] / 1e9);
+    if (r->levels == 3)
+      printf("  three levels: private caches to %.1f MiB, last-level cache to %.1f MiB (the machine's working set)\n",
+             r->cache / 1048576, r->llc / 1048576);
+    else if (r->levels == 2)
+      printf("  two levels: a cache to %.1f MiB (the machine's working set), then memory\n", r->llc / 1048576);
+    else
+      printf("  no level found: sysfs's last-level cache stays\n");
+  }
   if (r->cls[CLASS_SHM].present && R->d.wake_ok)
     printf("  wake_lat     %9.3f us    one CPU for both ranks: 8 B half round trip %.3f us [%.3f, %.3f] - shm alpha\n",
            r->wake_lat * 1e6, r->wake.median * 1e6, r->wake.lo * 1e6, r->wake.hi * 1e6);
@@ -1197,8 +1318,10 @@ static void calib_set_line(FILE *f, const cal_opts_t *o, const cal_rank_t *R, co
       fprintf(f, "%s ping-pong %zu B-%zu MiB, ", class_names[c], o->sizes[0], o->sizes[o->nsizes - 1] >> 20);
   fprintf(f, "copy and reduce kernels, 1-rank 8 B call");
   if (r->engine_solved)
-    fprintf(f, ", ring broadcast and reduce of %zu %zu %zu MiB on %d ranks", R->d.eng_size[0] >> 20,
-            R->d.eng_size[1] >> 20, R->d.eng_size[2] >> 20, R->nranks);
+    fprintf(f, ", ring broadcast and reduce of %g %g %g %g MiB on %d ranks", (double)R->d.eng_size[0] / 1048576,
+            (double)R->d.eng_size[1] / 1048576, (double)R->d.eng_size[2] / 1048576,
+            (double)R->d.eng_size[3] / 1048576, R->nranks);
+  if (r->levels) fprintf(f, ", the copy kernel by working set");
   if (r->sock_bw > 0) fprintf(f, ", ring broadcast of %zu MiB over %d hosts", (size_t)CAL_NET_SIZE >> 20, R->nhosts);
   fprintf(f, " (no allreduce, allgather or reduce-scatter)\n");
 }
@@ -1249,13 +1372,21 @@ static void write_notes(FILE *f, const cal_opts_t *o, const cal_rank_t *R, const
 /* The rates: copy, local copy, reduce, memory, and the cache. Appends to e
  * from n; returns the new count. */
 static int rate_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t *e, int n) {
+  int l3 = three_levels(R->o, r);
+  /* The engine sizes the threads' rates were solved on. */
+  int s0 = l3 ? ENG_AT_PRIVATE : ENG_AT_1M, s1 = l3 ? ENG_AT_PRIVATE : ENG_AT_4M;
   e[n] = (cal_entry_t){"copy_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->copy_bw / 1e9);
-  if (r->engine_solved)
+  if (r->engine_solved && l3)
+    snprintf(e[n].why, sizeof e[n].why,
+             "the model's rate for the ring broadcast measured (%zu KiB, in the private caches; kernel in the cache "
+             "%.2f)",
+             R->d.eng_size[s0] >> 10, r->ccopy.median / 1e9);
+  else if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
              "the model's rate for the ring broadcast measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache %.2f)",
-             R->d.eng_size[0] >> 10, r->eng_rate[ENG_BCAST][0] / 1e9, R->d.eng_size[1] >> 10,
-             r->eng_rate[ENG_BCAST][1] / 1e9, r->ccopy.median / 1e9);
+             R->d.eng_size[s0] >> 10, r->eng_rate[ENG_BCAST][s0] / 1e9, R->d.eng_size[s1] >> 10,
+             r->eng_rate[ENG_BCAST][s1] / 1e9, r->ccopy.median / 1e9);
   else
     snprintf(e[n].why, sizeof e[n].why, "copy kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
              r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
@@ -1272,12 +1403,17 @@ static int rate_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t 
              "estimated: copy_bw x the kernels' reduce/copy ratio in the cache (%.2f / %.2f); the ring reduce could not "
              "be solved (see the warning above)",
              r->creduce.median / 1e9, r->ccopy.median / 1e9);
+  else if (r->engine_solved && l3)
+    snprintf(e[n].why, sizeof e[n].why,
+             "the model's rate for the ring reduce measured (%zu KiB, in the private caches; kernel in the cache "
+             "%.2f)",
+             R->d.eng_size[s0] >> 10, r->creduce.median / 1e9);
   else if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
              "the model's rate for the ring reduce measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache "
              "%.2f)",
-             R->d.eng_size[0] >> 10, r->eng_rate[ENG_REDUCE][0] / 1e9, R->d.eng_size[1] >> 10,
-             r->eng_rate[ENG_REDUCE][1] / 1e9, r->creduce.median / 1e9);
+             R->d.eng_size[s0] >> 10, r->eng_rate[ENG_REDUCE][s0] / 1e9, R->d.eng_size[s1] >> 10,
+             r->eng_rate[ENG_REDUCE][s1] / 1e9, r->creduce.median / 1e9);
   else
     snprintf(e[n].why, sizeof e[n].why, "reduce kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
              r->creduce.lo / 1e9, r->creduce.hi / 1e9);
@@ -1288,16 +1424,46 @@ static int rate_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t 
     snprintf(e[n].why, sizeof e[n].why,
              "the model's memory for the ring broadcast %.2f and reduce %.2f of %zu MiB (2 x copy kernel x %d "
              "ranks %.2f)",
-             r->eng_rate[ENG_BCAST][2] / 1e9, r->eng_rate[ENG_REDUCE][2] / 1e9, R->d.eng_size[2] >> 20,
-             R->d.per_host, r->mem_bw_kernel / 1e9);
+             r->eng_rate[ENG_BCAST][ENG_AT_BIG] / 1e9, r->eng_rate[ENG_REDUCE][ENG_AT_BIG] / 1e9,
+             R->d.eng_size[ENG_AT_BIG] >> 20, R->d.per_host, r->mem_bw_kernel / 1e9);
   else
     snprintf(e[n].why, sizeof e[n].why, "2 x copy kernel rate x %d ranks of the host, %zu MiB buffers", R->d.per_host,
              R->d.kbytes >> 20);
   n++;
-  if (R->d.llc) {
+  if (r->levels >= 2) {
+    e[n] = (cal_entry_t){"llc", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%.4gMiB", r->llc / R->nhosts / 1048576);
+    snprintf(e[n].why, sizeof e[n].why,
+             "where the copy kernel, all %d ranks of the machine at once, leaves its last cache level (working set "
+             "of the machine / %d hosts; sysfs says %.4g MiB)",
+             R->d.per_machine, R->nhosts, (double)R->d.llc / 1048576);
+    n++;
+  } else if (R->d.llc) {
     e[n] = (cal_entry_t){"llc", "", ""};
     snprintf(e[n].value, sizeof e[n].value, "%.4gMiB", (double)R->d.llc / R->nhosts / 1048576);
-    snprintf(e[n].why, sizeof e[n].why, "last-level cache (sysfs) / %d hosts", R->nhosts);
+    snprintf(e[n].why, sizeof e[n].why, "last-level cache (sysfs) / %d hosts; the copy kernel showed no level",
+             R->nhosts);
+    n++;
+  }
+  if (l3) {
+    e[n] = (cal_entry_t){"cache", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%.4gMiB", r->cache / R->nhosts / 1048576);
+    snprintf(e[n].why, sizeof e[n].why,
+             "where the copy kernel, all %d ranks of the machine at once, leaves the private caches (working set of "
+             "the machine / %d hosts)",
+             R->d.per_machine, R->nhosts);
+    n++;
+    e[n] = (cal_entry_t){"llc_bw", "", ""};
+    snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->llc_bw / 1e9);
+    if (r->llc_bw_solved)
+      snprintf(e[n].why, sizeof e[n].why,
+               "the model's last-level cache for the ring broadcast %.2f and reduce %.2f of %zu KiB (2 x copy kernel "
+               "there x %d ranks %.2f)",
+               r->eng_rate[ENG_BCAST][ENG_AT_4M] / 1e9, r->eng_rate[ENG_REDUCE][ENG_AT_4M] / 1e9,
+               R->d.eng_size[ENG_AT_4M] >> 10, R->d.per_host, r->llc_bw_kernel / 1e9);
+    else
+      snprintf(e[n].why, sizeof e[n].why, "2 x copy kernel rate in the last-level cache x %d ranks of the host",
+               R->d.per_host);
     n++;
   }
   return n;
@@ -1361,7 +1527,7 @@ static int write_topology(const cal_opts_t *o, const cal_rank_t *R, const cal_re
     return 1;
   }
   write_notes(f, o, R, r);
-  cal_entry_t e[16];
+  cal_entry_t e[20];
   int n = latency_entries(R, r, e, rate_entries(R, r, e, 0));
   fprintf(f, "local calibrated = {\n");
   for (int i = 0; i < n; i++)
@@ -1401,6 +1567,10 @@ static int write_csv(const cal_opts_t *o, const cal_rank_t *R) {
         fprintf(f, "%s_pingpong,%d,%zu,%d,%d,%.6f,us\n", class_names[c], R->d.peer[c], o->sizes[i],
                 iters_for(o->sizes[i]), r, R->d.pp[c][i * o->repeats + r] * 1e6);
   }
+  for (int i = 0; i < R->d.nlvl; i++)
+    for (int r = 0; r < o->repeats; r++)
+      fprintf(f, "copy_kernel_level,-1,%zu,%d,%d,%.6f,GB/s\n", R->d.lvl_bytes[i], R->d.lvl_passes[i], r,
+              (double)R->d.lvl_bytes[i] * R->d.lvl_passes[i] / R->d.lvl_t[i * o->repeats + r] / 1e9);
   for (int r = 0; r < o->repeats; r++) {
     fprintf(f, "copy_kernel,-1,%zu,1,%d,%.6f,GB/s\n", R->d.kbytes, r, (double)R->d.kbytes / R->d.copy_t[r] / 1e9);
     fprintf(f, "reduce_kernel,-1,%zu,1,%d,%.6f,GB/s\n", R->d.kbytes, r, (double)R->d.kbytes / R->d.reduce_t[r] / 1e9);
@@ -1458,9 +1628,11 @@ static int run_rank(cal_rank_t *R) {
   R->d.wake_t = calloc(m, sizeof(double));
   for (int k = 0; k < ENG_N; k++) R->d.eng_t[k] = calloc(m * CAL_ENGINE_NSIZES, sizeof(double));
   R->d.net_t = calloc(m, sizeof(double));
+  R->d.lvl_t = calloc(m * CAL_LEVEL_SIZES, sizeof(double));
+  R->d.per_machine = R->comm->nmachine;
   double *trip = calloc(CAL_MAX_ITERS, sizeof(double));
   if (!trip || posix_memalign((void **)&R->buf, 4096, o->maxb) || !R->d.pp[0] || !R->d.pp[1] || !R->d.copy_t ||
-      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t || !R->d.ccopy_t || !R->d.creduce_t || !R->d.wake_t || !R->d.eng_t[0] || !R->d.eng_t[1] || !R->d.net_t) {
+      !R->d.reduce_t || !R->d.ar1_t || !R->d.arn_t || !R->d.ccopy_t || !R->d.creduce_t || !R->d.wake_t || !R->d.eng_t[0] || !R->d.eng_t[1] || !R->d.net_t || !R->d.lvl_t) {
     fprintf(stderr, "chorus calibrate: rank %d: cannot allocate buffers of %zu bytes\n", R->rank, o->maxb);
     goto cleanup;
   }
@@ -1512,6 +1684,7 @@ cleanup:
   free(R->d.ccopy_t), free(R->d.creduce_t), free(R->d.wake_t);
   for (int k = 0; k < ENG_N; k++) free(R->d.eng_t[k]);
   free(R->d.net_t);
+  free(R->d.lvl_t);
   return status;
 }
 
@@ -1525,7 +1698,8 @@ static int usage(FILE *f) {
              "fits latency and bandwidth per link class (least squares, two pieces where one line does not\n"
              "fit) and prints them with 95%% confidence intervals, R^2 and residuals. On one host the\n"
              "written copy_bw and reduce_bw are the rates at which the simulator gives back the measured\n"
-             "ring broadcast and reduce (1 and 4 MiB; mem_bw past the cache): the engine's copies and\n"
+             "ring broadcast and reduce (256 KiB-4 MiB; llc_bw and mem_bw past the caches, whose levels\n"
+             "the copy kernel by working set finds): the engine's copies and\n"
              "reductions between cores, one way. No allreduce, allgather or reduce-scatter is measured:\n"
              "the experiments validate those.\n\n"
              "  -n N           fork N local ranks (default: the launcher's ranks, else 2)\n"

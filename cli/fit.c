@@ -183,3 +183,48 @@ double fit_f_test(double chisq_small, double chisq_big, int extra, int dof_big) 
   double F = ((chisq_small - chisq_big) / extra) / (chisq_big / dof_big);
   return gsl_cdf_fdist_Q(F, extra, dof_big);
 }
+
+/* Squared deviations of x[a .. b-1] from their mean, which goes to *mean. */
+static double run_sse(const double *x, int a, int b, double *mean) {
+  double s = 0, e = 0;
+  for (int i = a; i < b; i++) s += x[i];
+  *mean = s / (b - a);
+  for (int i = a; i < b; i++) e += (x[i] - *mean) * (x[i] - *mean);
+  return e;
+}
+
+chorus_result_t fit_levels(const double *ws, const double *rate, int n, double step, fit_levels_t *out) {
+  memset(out, 0, sizeof *out);
+  if (n < 2 || n > 64) return err_set(chorus_invalid_argument, "fit_levels: %d working sets (2 to 64)", n);
+  double x[64];
+  for (int i = 0; i < n; i++) {
+    if (!(isfinite(rate[i]) && rate[i] > 0))
+      return err_set(chorus_invalid_argument, "fit_levels: rate %d is %g, not a finite positive number", i, rate[i]);
+    if (!(isfinite(ws[i]) && ws[i] > 0) || (i && !(ws[i] > ws[i - 1])))
+      return err_set(chorus_invalid_argument, "fit_levels: working set %d (%g) is not positive and ascending", i, ws[i]);
+    x[i] = log(rate[i]);
+  }
+  double lstep = log(step), best2 = INFINITY, best3 = INFINITY, m2[2] = {0}, m3[3] = {0};
+  int b2 = -1, b3a = -1, b3b = -1;
+  for (int i = 1; i < n; i++) {
+    double m[2], e = run_sse(x, 0, i, &m[0]) + run_sse(x, i, n, &m[1]);
+    if (m[0] - m[1] >= lstep && e < best2) best2 = e, b2 = i, m2[0] = m[0], m2[1] = m[1];
+  }
+  for (int i = 1; i < n; i++)
+    for (int j = i + 1; j < n; j++) {
+      double m[3], e = run_sse(x, 0, i, &m[0]) + run_sse(x, i, j, &m[1]) + run_sse(x, j, n, &m[2]);
+      if (m[0] - m[1] >= lstep && m[1] - m[2] >= lstep && e < best3)
+        best3 = e, b3a = i, b3b = j, m3[0] = m[0], m3[1] = m[1], m3[2] = m[2];
+    }
+  if (b3a > 0 && (b2 < 0 || best3 <= 0.5 * best2)) {
+    out->levels = 3;
+    out->cache = sqrt(ws[b3a - 1] * ws[b3a]);
+    out->llc = sqrt(ws[b3b - 1] * ws[b3b]);
+    for (int k = 0; k < 3; k++) out->rate[k] = exp(m3[k]);
+  } else if (b2 > 0) {
+    out->levels = 2;
+    out->llc = sqrt(ws[b2 - 1] * ws[b2]);
+    for (int k = 0; k < 2; k++) out->rate[k] = exp(m2[k]);
+  }
+  return chorus_success;
+}

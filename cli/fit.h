@@ -72,6 +72,24 @@ typedef struct {
 
 chorus_result_t fit_median_ci(const double *v, int n, int resamples, double level, unsigned long seed, fit_ci_t *out);
 
+/* The levels of a memory hierarchy from a rate measured by working set
+ * (ws ascending, rate > 0): the best split of the points into two or three
+ * runs of like rates, least squares on log(rate), each run at least `step`
+ * times slower than the one before (1.25: a level). Three runs (private
+ * caches, last-level cache, memory) are taken when they halve the squared
+ * error of the best two. A boundary lies halfway, in log, between the last
+ * working set of a run and the first of the next; a run's rate is the
+ * geometric mean of its points. levels 0: no step was found (the rate is
+ * flat or rises). Errors: n < 2, a working set not ascending, a rate that
+ * is not a finite positive number. */
+typedef struct {
+  int levels;          /* 0, 2 or 3 */
+  double cache, llc;   /* boundaries (ws units): with 3 levels both, with 2 llc only */
+  double rate[3];      /* each run's rate, fastest first */
+} fit_levels_t;
+
+chorus_result_t fit_levels(const double *ws, const double *rate, int n, double step, fit_levels_t *out);
+
 /* The two-sided Student-t quantile for a confidence interval at `level` with
  * dof degrees of freedom (gsl_cdf_tdist_Pinv); 0 when dof < 1. A line's
  * parameter lies in value +- fit_t_quantile(level, n - 2) * se. */

@@ -162,6 +162,8 @@ int topo_detect(const char *xml, FILE *f) {
              "packages = param(\"packages\", %d),\n",
           ngpu ? "ranks_on == \"cpu\" and n or 0" : "n", cores, numa, packages);
   fprintf(f, "  mem_bw = param(\"mem_bw\", \"50GB/s\"), llc = param(\"llc\", \"%lluKiB\"),\n", llc ? llc / 1024 : 32768);
+  fprintf(f, "  cache = param(\"cache\", \"\"), llc_bw = param(\"llc_bw\", \"\"), -- the private caches and the llc's rate: "
+             "chorus calibrate\n");
   fprintf(f, "  numa_bw = param(\"numa_bw\", \"20GB/s\"), numa_lat = param(\"numa_lat\", \"0.1us\"),\n"
              "  socket_bw = param(\"socket_bw\", \"10GB/s\"), socket_lat = param(\"socket_lat\", \"0.2us\"),\n"
              "  copy_bw = param(\"copy_bw\", \"32GB/s\"), copy_local_bw = param(\"copy_local_bw\", \"100GB/s\"),\n"

@@ -1316,21 +1316,33 @@ int sim_moves(sim_t *s, size_t count, chorus_dtype_t dt, geom_move_fn fn, void *
   return 0;
 }
 
-/* The memory model's memories: a memory limits this call unless the
- * buffers of all its ranks fit in its cache. */
+/* The memory model's memories: a memory limits this call at mem_bw unless
+ * the working set of all its ranks fits in its llc, and at llc_bw where it
+ * fits in the llc but not in the private caches in front of it (`cache`).
+ * The working set: the ranks' input and output buffers, and the part of
+ * each incoming connection's slots that calls back to back sweep: each step
+ * lands at the start of the next of the nsteps slots, so a call of 4 KiB
+ * steps touches 8 x 4 KiB of them, not the whole 4 MiB buffer. */
 static void size_memories(sim_t *s, size_t count) {
   const plan_t *p = s->p;
-  size_t buff = s->conn.buffsize;
+  double unit = (double)count * s->call.es;
+  geom_chan_t c0 = geom_chan(&s->call, 0);
+  size_t chunk = c0.ce * s->call.es;
+  size_t step = geom_piece(chunk, s->conn.step_bytes, (size_t)s->conn.steps_per_chunk, s->conn.min_step);
+  double touched = (double)step * s->conn.nsteps;
+  if (touched > (double)s->conn.buffsize) touched = (double)s->conn.buffsize;
   for (int d = 0; s->wpath && d < s->t->ndevs; d++) {
     const topo_dev_t *m = &s->t->devs[d];
     if (m->mem_res < 0) continue;
-    double ws = 0; /* the ranks' input and output buffers, and their slots */
+    double ws = 0;
     for (int th = 0; th < s->nthr; th++) {
       if (s->t->devs[s->pdev[th / p->nchannels]].mem != d) continue;
-      if (th % p->nchannels == 0) ws += (double)(p->in_units + p->out_units) * count * s->call.es;
-      ws += (double)s->tconn[th].in_n * buff;
+      if (th % p->nchannels == 0) ws += (double)(p->in_units + p->out_units) * unit;
+      ws += (double)s->tconn[th].in_n * touched;
     }
-    s->cap[m->mem_res] = m->llc > 0 && ws <= m->llc ? 0 : m->mem_bw;
+    if (m->cache > 0 && ws <= m->cache) s->cap[m->mem_res] = 0;
+    else if (m->llc > 0 && ws <= m->llc) s->cap[m->mem_res] = m->cache > 0 ? m->llc_bw : 0;
+    else s->cap[m->mem_res] = m->mem_bw;
   }
 }
 

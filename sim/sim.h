@@ -58,8 +58,10 @@
  *    posting it, and a step between two ranks of one memory crosses no
  *    link); each work is a flow over the thread's rate for its class and
  *    the memory's mem_bw, charged the input/output buffer bytes it reads
- *    and writes, unless the call's buffers and slots fit in the memory's llc
- *    (sim/README.md).
+ *    and writes, unless the call's buffers and the slots it touches fit in
+ *    the memory's llc; where the memory names a `cache` (the cores' private
+ *    caches) in front of its llc, a working set past the cache that fits in
+ *    the llc shares llc_bw instead (sim/README.md).
  */
 #ifndef CHORUS_SIM_H
 #define CHORUS_SIM_H

@@ -291,11 +291,11 @@ static int host_index(builder_t *b, const char *name) {
 }
 
 /* device{ name=, kind=, host=, reduce_bw=, copy_bw=, copy_local_bw=, op_overhead=, step_overhead=,
- * channel_wake=, forward=, forward_bw=, mem_bw=, llc=, mem= } -> name */
+ * channel_wake=, forward=, forward_bw=, mem_bw=, llc=, cache=, llc_bw=, mem= } -> name */
 static int l_device(lua_State *L) {
   static const char *const fields[] = {"name",    "kind",          "host",    "reduce_bw", "copy_bw",
                                        "copy_local_bw", "op_overhead", "step_overhead", "channel_wake", "forward",
-                                       "forward_bw", "mem_bw", "llc",   "mem",     NULL};
+                                       "forward_bw", "mem_bw", "llc",   "cache", "llc_bw", "mem",     NULL};
   builder_t *b = self(L);
   topo_t *t = b->t;
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -329,6 +329,12 @@ static int l_device(lua_State *L) {
     raise_at(L, "%s: mem_bw must be a bandwidth above 0", what);
   if (opt_unit(L, 1, "llc", 's', &d.llc, what) && d.mem_bw <= 0)
     raise_at(L, "%s: llc is the cache in front of a memory: give mem_bw too", what);
+  int has_cache = opt_unit(L, 1, "cache", 's', &d.cache, what), has_llc_bw = opt_unit(L, 1, "llc_bw", 'b', &d.llc_bw, what);
+  if (has_cache != has_llc_bw)
+    raise_at(L, "%s: cache (the private caches in front of the llc) and llc_bw (the llc's rate past them) go together",
+             what);
+  if (has_cache && !(d.llc > d.cache && d.llc_bw > 0))
+    raise_at(L, "%s: cache must be smaller than llc, and llc_bw a bandwidth above 0", what);
   lua_getfield(L, 1, "mem");
   if (!lua_isnil(L, -1)) {
     if (lua_type(L, -1) != LUA_TSTRING) raise_at(L, "%s: mem must be the name of a memory device", what);

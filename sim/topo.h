@@ -54,9 +54,14 @@ typedef struct {
    * bandwidth (bytes read plus bytes written per second, as STREAM counts)
    * the ranks that name it share; llc is the last-level cache in front of
    * it (bytes; 0: none). A device whose `mem` names such a memory runs its
-   * ranks' data movement on their own threads. */
+   * ranks' data movement on their own threads. cache (bytes; 0: none) is
+   * the cores' private caches in front of the llc, all together: a working
+   * set past it that fits in the llc shares llc_bw (bytes read plus
+   * written per second) instead of nothing. */
   double mem_bw;
   double llc;
+  double cache;
+  double llc_bw;
   int mem;     /* device index of this device's memory, -1: none */
   int mem_res; /* for a memory: its resource (topo_nres_all), -1: none */
   char *where; /* "file:line" of the declaration */

@@ -191,7 +191,7 @@ chorus_add_cli_test(sim_analytic_tree_refused LABELS unit;bad RC 1
   REGEX "algorithm nccltree is not the same on every node: op [0-9]+ of rank [0-9]+ channel [0-9]+ .*use --model event"
   COMMAND sim allreduce --topo dgx-cluster --set nodes=4 -a nccltree -b 1M -e 1M --model analytic)
 # One node: the fold is the event model itself, channel hand-overs and all.
-chorus_add_cli_test(sim_analytic_one_node_is_the_event_model LABELS unit REGEX " 1048576 .* 6\\.72    N/A"
+chorus_add_cli_test(sim_analytic_one_node_is_the_event_model LABELS unit REGEX " 1048576 .* 7\\.99    N/A"
   COMMAND sim allreduce --topo local-cpu --set ranks=4,cores=2,channels=2 -n 4 -c 2 -b 1M -e 1M --model analytic)
 
 # --calls: back-to-back calls, as chorus perf times them (closed form in

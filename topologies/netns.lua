@@ -24,6 +24,9 @@ local copy_bw = scaled(param("copy_bw", "32GB/s"), ranks_per_core)
 local copy_local_bw = scaled(param("copy_local_bw", "100GB/s"), ranks_per_core)
 local reduce_bw = scaled(param("reduce_bw", "23GB/s"), ranks_per_core)
 local mem_bw, llc = param("mem_bw", scaled("50GB/s", hosts)), param("llc", scaled("32MiB", hosts))
+-- Each host's share of the cores' private caches and of the llc's rate past
+-- them (local-cpu.lua; "": the llc is no limit).
+local cache, llc_bw = param("cache", ""), param("llc_bw", "")
 local op_overhead = param("op_overhead", "0.5us")
 -- Socket traffic costs the machine's cores too: the kernel's TCP/IP and
 -- veth work for every byte a host sends and receives, and the engine's
@@ -36,7 +39,8 @@ local sock_bw = param("sock_bw", "")
 device { name = "br0", kind = "switch" }
 for i = 0, hosts - 1 do
   local h = "ns" .. i
-  device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc }
+  device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc, cache = cache ~= "" and cache or nil,
+           llc_bw = llc_bw ~= "" and llc_bw or nil }
   if sock_bw ~= "" then
     local k = h .. "tcp"
     device { name = k, kind = "nic", host = h }

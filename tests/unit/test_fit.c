@@ -146,8 +146,38 @@ static void degenerate_input_is_an_error_not_a_nan(void) {
   CHECK_TRUE(fit_t_quantile(0.95, 0) == 0);
 }
 
+/* A copy kernel's rate by working set with three levels (48 GB/s to 4 MiB,
+ * 14 to 64 MiB, 7 beyond, with 3 % noise and a mixed point at each step):
+ * the boundaries fall between the runs; two levels, and a flat rate, give
+ * two and none; a bad point is an error naming it. */
+static void levels_find_the_caches_by_working_set(void) {
+  double ws[16], rate[16];
+  int n = 0;
+  for (double w = 0.125; w <= 2048; w *= 2, n++) {
+    ws[n] = w * 1048576;
+    rate[n] = (w <= 4 ? 48e9 : w <= 64 ? 14e9 : 7e9) * (1 + noise(n, 0.03));
+  }
+  rate[6] = 28e9; /* 8 MiB: half in the private caches */
+  fit_levels_t f;
+  CHECK_EQ_INT(fit_levels(ws, rate, n, 1.25, &f), chorus_success);
+  CHECK_EQ_INT(f.levels, 3);
+  CHECK_TRUE(f.cache > 4 * 1048576.0 && f.cache < 16 * 1048576.0);
+  CHECK_TRUE(f.llc > 64 * 1048576.0 && f.llc < 128 * 1048576.0);
+  CHECK_TRUE(fabs(f.rate[1] / 14e9 - 1) < 0.05);
+  for (int i = 0; i < n; i++) rate[i] = (ws[i] <= 32 * 1048576.0 ? 30e9 : 10e9) * (1 + noise(i, 0.03));
+  CHECK_EQ_INT(fit_levels(ws, rate, n, 1.25, &f), chorus_success);
+  CHECK_EQ_INT(f.levels, 2);
+  CHECK_TRUE(f.llc > 32 * 1048576.0 && f.llc < 64 * 1048576.0);
+  for (int i = 0; i < n; i++) rate[i] = 20e9 * (1 + noise(i, 0.05));
+  CHECK_EQ_INT(fit_levels(ws, rate, n, 1.25, &f), chorus_success);
+  CHECK_EQ_INT(f.levels, 0);
+  rate[3] = 0;
+  CHECK_EQ_INT(fit_levels(ws, rate, n, 1.25, &f), chorus_invalid_argument);
+  CHECK_CONTAINS(chorus_last_error(), "rate 3");
+}
+
 TEST_MAIN(TEST(line_recovers_alpha_and_bandwidth_within_1_percent), TEST(exact_line_has_r2_one_and_no_residual),
           TEST(two_piece_finds_the_break_between_eager_and_pipelined),
           TEST(f_test_keeps_one_line_when_two_pieces_gain_nothing),
           TEST(bootstrap_interval_contains_the_true_median_and_repeats), TEST(bootstrap_of_constant_sample_is_a_point),
-          TEST(degenerate_input_is_an_error_not_a_nan))
+          TEST(degenerate_input_is_an_error_not_a_nan), TEST(levels_find_the_caches_by_working_set))

@@ -848,17 +848,23 @@ static void deferred_resharing_ends_flows_as_immediate_does(void) {
 
 /* --- the memory model (sim.h) --- */
 
-/* n cores whose threads move their own data, all on one memory `m`. */
-static topo_t *cpu_box(int n, const char *mem_bw, const char *llc, const char *copy_bw, const char *reduce_bw) {
+/* n cores whose threads move their own data, all on one memory `m` of the
+ * given fields ("mem_bw = '10GB/s', llc = '1MiB'"). */
+static topo_t *cpu_box_on(int n, const char *mem_fields, const char *copy_bw, const char *reduce_bw) {
   char text[4096];
-  size_t off = (size_t)snprintf(text, sizeof text, "device { name = 'm', kind = 'numa', mem_bw = '%s', llc = '%s' }\n",
-                                mem_bw, llc);
+  size_t off = (size_t)snprintf(text, sizeof text, "device { name = 'm', kind = 'numa', %s }\n", mem_fields);
   for (int r = 0; r < n; r++)
     off += (size_t)snprintf(text + off, sizeof text - off,
                             "device { name = 'c%d', kind = 'core', copy_bw = '%s', reduce_bw = '%s', mem = 'm' }\n"
                             "link { 'c%d', 'm', bw = '1000GB/s', lat = '0us' }\nrank 'c%d'\n",
                             r, copy_bw, reduce_bw, r, r);
   return load_text(text);
+}
+
+static topo_t *cpu_box(int n, const char *mem_bw, const char *llc, const char *copy_bw, const char *reduce_bw) {
+  char fields[256];
+  snprintf(fields, sizeof fields, "mem_bw = '%s', llc = '%s'", mem_bw, llc);
+  return cpu_box_on(n, fields, copy_bw, reduce_bw);
 }
 
 /* Past the cache, every copy's bytes cross the memory: two ranks sending to
@@ -875,6 +881,52 @@ static void memory_bandwidth_is_shared_past_the_cache(void) {
   CHECK_TRUE(near(time, 4.0 * (S / 2) / 10e9, 0.02));
   plan_destroy(p);
   topo_destroy(t);
+}
+
+/* Three levels: the same exchange (a working set of about 4 x 32 MiB) in
+ * the private caches runs at the threads' rate; past them, in the llc, its
+ * four streams share llc_bw; past the llc, mem_bw. A cache without llc_bw,
+ * or one not smaller than the llc, is refused naming the field. */
+static void past_the_private_caches_the_llc_shares_llc_bw(void) {
+  static const struct {
+    const char *fields;
+    double bw; /* what the four streams share; 0: the threads' own rate */
+  } cases[] = {{"mem_bw = '1GB/s', llc = '2GiB', cache = '1GiB', llc_bw = '10GB/s'", 0},
+               {"mem_bw = '1GB/s', llc = '2GiB', cache = '1MiB', llc_bw = '10GB/s'", 10e9},
+               {"mem_bw = '1GB/s', llc = '4MiB', cache = '1MiB', llc_bw = '10GB/s'", 1e9}};
+  int src[2] = {0, 1}, dst[2] = {1, 0};
+  plan_t *p = transfers(2, 2, src, dst);
+  size_t S = 64u << 20;
+  for (int i = 0; i < 3; i++) {
+    topo_t *t = cpu_box_on(2, cases[i].fields, "100GB/s", "100GB/s");
+    CHECK_TRUE(t != NULL);
+    if (!t) continue;
+    double time = simulate(t, p, S, NULL), want = cases[i].bw ? 4.0 * (S / 2) / cases[i].bw : (S / 2) / 100e9;
+    if (!near(time, want, 0.03)) fprintf(stderr, "  case %d: %g s, want %g\n", i, time, want);
+    CHECK_TRUE(near(time, want, 0.03));
+    topo_destroy(t);
+  }
+  plan_destroy(p);
+  static const struct {
+    const char *fields, *says;
+  } bad[] = {{"mem_bw = '1GB/s', llc = '2GiB', cache = '1MiB'", "cache (the private caches in front of the llc) and "
+                                                                 "llc_bw (the llc's rate past them) go together"},
+             {"mem_bw = '1GB/s', llc = '2GiB', cache = '4GiB', llc_bw = '10GB/s'", "cache must be smaller than llc"}};
+  for (int i = 0; i < 2; i++) {
+    char path[] = "/tmp/chorus_test_topoXXXXXX.lua";
+    int fd = mkstemps(path, 4);
+    CHECK_TRUE(fd >= 0);
+    if (fd < 0) continue;
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "device { name = 'm', kind = 'numa', %s }\n", bad[i].fields);
+    fclose(f);
+    topo_t *t;
+    topo_err_t err;
+    CHECK_TRUE(topo_load(&t, path, NULL, &err) != chorus_success);
+    CHECK_CONTAINS(err.msg, bad[i].says);
+    CHECK_CONTAINS(err.msg, "device m");
+    unlink(path);
+  }
 }
 
 /* In the cache the memory is no limit: each thread copies at its own rate,
@@ -1061,6 +1113,7 @@ TEST_MAIN(TEST(k_flows_on_one_resource_get_a_kth_each), TEST(a_step_pays_the_lat
           TEST(rank_placement_changes_the_busbw_on_an_oversubscribed_fat_tree),
           TEST(the_same_inputs_give_the_same_time), TEST(the_event_queue_gives_exact_time_and_sequence_order),
           TEST(exclusive_routes_end_as_free_paths_do), TEST(memory_bandwidth_is_shared_past_the_cache),
+          TEST(past_the_private_caches_the_llc_shares_llc_bw),
           TEST(in_the_cache_each_thread_copies_at_its_rate), TEST(a_thread_does_its_copies_and_reductions_in_turn),
           TEST(fused_receives_that_keep_a_result_write_it_twice), TEST(a_copy_op_runs_at_the_local_copy_rate),
           TEST(rail_aware_rings_use_every_nic), TEST(nccltree_heads_sit_on_the_channel_nic))

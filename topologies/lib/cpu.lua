@@ -9,6 +9,9 @@
 --   o.reduce_bw      a reduction (bytes of result)
 --   o.mem_bw, o.llc  each NUMA node's memory (read plus write, STREAM-counted)
 --                    and the last-level cache in front of it
+--   o.cache, o.llc_bw  the cores' private caches in front of the llc (all
+--                    together) and the llc's rate for a working set past
+--                    them (nil or "" for none: the llc is no limit)
 --   o.numa_bw, o.numa_lat, o.socket_bw, o.socket_lat  links between NUMA
 --                    nodes inside a package and between packages
 --   o.op_overhead, o.step_lat, o.wake_lat  per op, per step, and per step
@@ -41,7 +44,10 @@ function M.host(o)
   local per_node = (cores + numa - 1) // numa
   local function package_of(node) return node * packages // numa end
   for m = 0, numa - 1 do
-    device { name = "numa" .. m, kind = "numa", host = "local", mem_bw = o.mem_bw, llc = o.llc }
+    local cache = o.cache ~= "" and o.cache or nil
+    local llc_bw = o.llc_bw ~= "" and o.llc_bw or nil
+    device { name = "numa" .. m, kind = "numa", host = "local", mem_bw = o.mem_bw, llc = o.llc, cache = cache,
+             llc_bw = llc_bw }
   end
   for a = 0, numa - 1 do
     for b = a + 1, numa - 1 do

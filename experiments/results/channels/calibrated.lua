@@ -1,9 +1,8 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 06:38:48 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/channels/calibrated.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.964, a size missed by 24.7%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:53:10 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out5-channels/calibrated.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +11,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.959 us +- 0.068, bw 23.737 GB/s +- 5.866, R^2 0.96389, max residual 24.67%, break near 741455 B
---   copy kernel 18.557 GB/s [17.557, 19.998], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 23.737 GB/s +- 5.866 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.293 us [1.217, 1.352]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.410 us +- 0.026, bw 10.989 GB/s +- 2.311, R^2 0.97018, max residual 20.00%, break near 2896 B
+--   copy kernel 9.632 GB/s [9.318, 9.802], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.989 GB/s +- 2.311 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.748 us [0.741, 0.770]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "30.13GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 28.69, 4096 KiB 31.64; kernel in the cache 105.54)
-  copy_local_bw = "105.5GB/s", -- copy kernel in the cache, all ranks at once, [86.360, 106.789] GB/s
-  reduce_bw     = "27.2GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.52, 4096 KiB 26.88; kernel in the cache 46.85)
-  mem_bw        = "39.17GB/s", -- the model's memory for the ring broadcast 39.02 and reduce 39.33 of 64 MiB (2 x copy kernel x 2 ranks 74.23)
-  op_overhead   = "0.161us", -- 8-byte allreduce on one rank, [0.161, 0.161] us
-  step_lat      = "0.798us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.034us 256B:0.056us 512B:0.0542us 1024B:0.085us 2048B:0.198us 4096B:0.259us 8192B:0.246us 16384B:0.233us 32768B:0.127us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.259 us)
-  wake_lat      = "12.62us", -- 2 ranks on one CPU: 8 B half round trip 13.581 us [13.556, 13.591] - shm alpha
+  copy_bw       = "20.05GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 49.12)
+  copy_local_bw = "49.12GB/s", -- copy kernel in the cache, all ranks at once, [47.411, 49.337] GB/s
+  reduce_bw     = "17.57GB/s", -- the model's rate for the ring reduce measured (256 KiB, in the private caches; kernel in the cache 35.40)
+  mem_bw        = "16.29GB/s", -- the model's memory for the ring broadcast 15.83 and reduce 16.76 of 256 MiB (2 x copy kernel x 2 ranks 38.53)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "2.828MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "35.12GB/s", -- the model's last-level cache for the ring broadcast 38.54 and reduce 32.01 of 4096 KiB (2 x copy kernel there x 2 ranks 63.18)
+  op_overhead   = "0.158us", -- 8-byte allreduce on one rank, [0.156, 0.159] us
+  step_lat      = "0.252us", -- shm alpha - op_overhead
+  step_extra    = "8B:0.000905us 16B:0.0329us 32B:0us 64B:0us 128B:0.0787us 256B:0.117us 512B:0.135us 1024B:0.352us 2048B:0.701us 4096B:0.467us 8192B:0.805us 16384B:0.804us 32768B:1.16us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 1.165 us)
+  wake_lat      = "7.708us", -- 2 ranks on one CPU: 8 B half round trip 8.119 us [8.106, 8.127] - shm alpha
 }
 
 local loader_param = param
@@ -38,7 +40,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -66,7 +68,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -78,7 +84,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

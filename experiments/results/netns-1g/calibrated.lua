@@ -1,10 +1,10 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-08 00:22:10 UTC.
--- machine: vm, AMD EPYC; 8 ranks on 4 hosts; kernels avx512
--- command: chorus calibrate --topo netns.lua --out /tmp/nx/n1/calibrated.lua
--- base: /tmp/nx/topologies/netns.lua
--- calib_set: shm ping-pong 8 B-64 MiB, socket ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast of 16 MiB over 4 hosts (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.890, a size missed by 41.5%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
--- warning: socket ping-pong fit is poor (R^2 0.127, a size missed by 37.4%; limits 0.90 and 20%): rate and delay (its bandwidth and alpha) are uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:54:40 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 8 ranks on 4 hosts; kernels avx512
+-- command: chorus calibrate --topo netns.lua --out /tmp/xf/out6-netns-1g/calibrated.lua
+-- base: /tmp/xf/topologies/netns.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, socket ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, the copy kernel by working set, ring broadcast of 16 MiB over 4 hosts (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.979, a size missed by 21.2%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: socket ping-pong fit is poor (R^2 0.022, a size missed by 33.3%; limits 0.90 and 20%): rate and delay (its bandwidth and alpha) are uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -13,24 +13,25 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.792 us +- 0.067, bw 20.725 GB/s +- 8.659, R^2 0.88960, max residual 41.50%, break near 92682 B
---   socket (rank 0 <-> 2), two pieces: alpha 45.530 us +- 9.852, bw 0.119 GB/s +- 0.000, R^2 0.12725, max residual 37.43%, break near 11585 B
---   copy kernel 3.076 GB/s [2.820, 3.626], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 20.725 GB/s +- 8.659 (a cross-check of the memory model; not written)
---   allreduce 8 B on 8 ranks (ring): 1617.098 us [1584.913, 1899.526]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.413 us +- 0.021, bw 9.836 GB/s +- 1.990, R^2 0.97858, max residual 21.24%, break near 2896 B
+--   socket (rank 0 <-> 2), two pieces: alpha 28.819 us +- 2.461, bw 0.119 GB/s +- 0.000, R^2 0.02232, max residual 33.32%, break near 11585 B
+--   copy kernel 1.419 GB/s [1.397, 1.564], 125 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 9.836 GB/s +- 1.990 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 8 ranks (ring): 324.491 us [288.803, 370.086]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "81.03GB/s", -- copy kernel in the cache, all ranks at once, [61.981, 87.989] GB/s
-  copy_local_bw = "81.03GB/s", -- copy kernel in the cache, all ranks at once, [61.981, 87.989] GB/s
-  reduce_bw     = "37.78GB/s", -- reduce kernel in the cache, all ranks at once, [30.835, 39.409] GB/s
-  mem_bw        = "12.3GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 64 MiB buffers
-  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.151, 0.160] us
-  step_lat      = "0.6317us", -- shm alpha - op_overhead
-  wake_lat      = "14.37us", -- 2 ranks on one CPU: 8 B half round trip 15.161 us [15.059, 115.242] - shm alpha
-  rate          = "0.9556Gb/s", -- socket ping-pong bandwidth, +- 0.001 Gb/s
-  delay         = "22.37us", -- (socket alpha - op_overhead - step_lat 0.632 us) / 2 links
-  sock_bw       = "0.9134GB/s", -- the model's socket traffic for the ring broadcast of 16 MiB over 4 hosts, 146917.4 us
+  copy_bw       = "43.8GB/s", -- copy kernel in the cache, all ranks at once, [43.155, 47.807] GB/s
+  copy_local_bw = "43.8GB/s", -- copy kernel in the cache, all ranks at once, [43.155, 47.807] GB/s
+  reduce_bw     = "32.4GB/s", -- reduce kernel in the cache, all ranks at once, [29.025, 34.169] GB/s
+  mem_bw        = "5.678GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 125 MiB buffers
+  llc           = "5.657MiB", -- where the copy kernel, all 8 ranks of the machine at once, leaves its last cache level (working set of the machine / 4 hosts; sysfs says 480 MiB)
+  op_overhead   = "0.163us", -- 8-byte allreduce on one rank, [0.161, 0.164] us
+  step_lat      = "0.2505us", -- shm alpha - op_overhead
+  wake_lat      = "8.172us", -- 2 ranks on one CPU: 8 B half round trip 8.586 us [8.267, 20.398] - shm alpha
+  rate          = "0.9557Gb/s", -- socket ping-pong bandwidth, +- 0.001 Gb/s
+  delay         = "14.2us", -- (socket alpha - op_overhead - step_lat 0.25 us) / 2 links
+  sock_bw       = "0.8721GB/s", -- the model's socket traffic for the ring broadcast of 16 MiB over 4 hosts, 153855.8 us
 }
 
 local loader_param = param
@@ -42,7 +43,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /tmp/nx/topologies/netns.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/netns.lua, verbatim ----
 -- netns.lua -- the network-namespace testbed of scripts/testbed: `hosts`
 -- namespaces on this machine, `ppn` ranks in each, every namespace joined
 -- by a veth pair to one Linux bridge; tc tbf shapes both directions of each
@@ -69,6 +70,9 @@ local copy_bw = scaled(param("copy_bw", "32GB/s"), ranks_per_core)
 local copy_local_bw = scaled(param("copy_local_bw", "100GB/s"), ranks_per_core)
 local reduce_bw = scaled(param("reduce_bw", "23GB/s"), ranks_per_core)
 local mem_bw, llc = param("mem_bw", scaled("50GB/s", hosts)), param("llc", scaled("32MiB", hosts))
+-- Each host's share of the cores' private caches and of the llc's rate past
+-- them (local-cpu.lua; "": the llc is no limit).
+local cache, llc_bw = param("cache", ""), param("llc_bw", "")
 local op_overhead = param("op_overhead", "0.5us")
 -- Socket traffic costs the machine's cores too: the kernel's TCP/IP and
 -- veth work for every byte a host sends and receives, and the engine's
@@ -81,7 +85,8 @@ local sock_bw = param("sock_bw", "")
 device { name = "br0", kind = "switch" }
 for i = 0, hosts - 1 do
   local h = "ns" .. i
-  device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc }
+  device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc, cache = cache ~= "" and cache or nil,
+           llc_bw = llc_bw ~= "" and llc_bw or nil }
   if sock_bw ~= "" then
     local k = h .. "tcp"
     device { name = k, kind = "nic", host = h }

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:24:51 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/quickstart/calibrated.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.940, a size missed by 38.4%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:50:27 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out3-quickstart/calibrated.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.947, a size missed by 29.7%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.814 us +- 0.073, bw 17.441 GB/s +- 4.645, R^2 0.93950, max residual 38.41%, break near 370728 B
---   copy kernel 14.216 GB/s [13.142, 15.287], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 17.441 GB/s +- 4.645 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.322 us [1.303, 1.322]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.373 us +- 0.024, bw 10.307 GB/s +- 2.803, R^2 0.94723, max residual 29.68%, break near 1448 B
+--   copy kernel 9.516 GB/s [8.945, 9.827], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.307 GB/s +- 2.803 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.815 us [0.788, 0.828]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "30.92GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 30.28, 4096 KiB 31.58; kernel in the cache 97.19)
-  copy_local_bw = "97.19GB/s", -- copy kernel in the cache, all ranks at once, [83.482, 108.103] GB/s
-  reduce_bw     = "24.07GB/s", -- the model's rate for the ring reduce measured (1024 KiB 25.48, 4096 KiB 22.73; kernel in the cache 47.61)
-  mem_bw        = "33.1GB/s", -- the model's memory for the ring broadcast 34.95 and reduce 31.35 of 64 MiB (2 x copy kernel x 2 ranks 56.86)
-  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.160, 0.160] us
-  step_lat      = "0.6539us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.0716us 512B:0.0773us 1024B:0.227us 2048B:0.344us 4096B:0.294us 8192B:0.372us 16384B:0.418us 32768B:0.313us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.418 us)
-  wake_lat      = "14.05us", -- 2 ranks on one CPU: 8 B half round trip 14.863 us [14.615, 14.903] - shm alpha
+  copy_bw       = "19.69GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 48.39)
+  copy_local_bw = "48.39GB/s", -- copy kernel in the cache, all ranks at once, [34.966, 48.726] GB/s
+  reduce_bw     = "10.84GB/s", -- the model's rate for the ring reduce measured (256 KiB, in the private caches; kernel in the cache 36.45)
+  mem_bw        = "15.49GB/s", -- the model's memory for the ring broadcast 15.12 and reduce 15.86 of 256 MiB (2 x copy kernel x 2 ranks 38.06)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "5.657MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "35.84GB/s", -- the model's last-level cache for the ring broadcast 35.88 and reduce 35.80 of 4096 KiB (2 x copy kernel there x 2 ranks 57.18)
+  op_overhead   = "0.164us", -- 8-byte allreduce on one rank, [0.164, 0.166] us
+  step_lat      = "0.2092us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0.00117us 32B:0.0053us 64B:0.0063us 128B:0.0808us 256B:0.0758us 512B:0.1us 1024B:0.293us 2048B:0.658us 4096B:0.457us 8192B:0.804us 16384B:0.774us 32768B:1.1us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 1.101 us)
+  wake_lat      = "7.776us", -- 2 ranks on one CPU: 8 B half round trip 8.149 us [8.122, 8.157] - shm alpha
 }
 
 local loader_param = param
@@ -38,7 +41,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -66,7 +69,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -78,7 +85,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 06:39:09 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out experiments/results/channels/raw/calibrated.5.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.955, a size missed by 25.3%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:53:42 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out5-channels/raw/calibrated.5.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.961, a size missed by 25.1%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.898 us +- 0.072, bw 25.461 GB/s +- 6.483, R^2 0.95458, max residual 25.30%, break near 741455 B
---   copy kernel 19.102 GB/s [15.884, 20.197], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 25.461 GB/s +- 6.483 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.292 us [1.228, 1.322]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.382 us +- 0.028, bw 10.318 GB/s +- 2.360, R^2 0.96127, max residual 25.13%, break near 2896 B
+--   copy kernel 9.691 GB/s [9.397, 9.967], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.318 GB/s +- 2.360 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.734 us [0.688, 0.764]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "30.55GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 28.92, 4096 KiB 32.27; kernel in the cache 113.10)
-  copy_local_bw = "113.1GB/s", -- copy kernel in the cache, all ranks at once, [104.972, 113.579] GB/s
-  reduce_bw     = "27.55GB/s", -- the model's rate for the ring reduce measured (1024 KiB 27.47, 4096 KiB 27.63; kernel in the cache 61.36)
-  mem_bw        = "36.07GB/s", -- the model's memory for the ring broadcast 36.43 and reduce 35.72 of 64 MiB (2 x copy kernel x 2 ranks 76.41)
-  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.151, 0.221] us
-  step_lat      = "0.7376us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.0305us 256B:0.0276us 512B:0.0209us 1024B:0.0823us 2048B:0.261us 4096B:0.262us 8192B:0.239us 16384B:0.214us 32768B:0.0885us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.262 us)
-  wake_lat      = "12.31us", -- 2 ranks on one CPU: 8 B half round trip 13.205 us [13.130, 13.237] - shm alpha
+  copy_bw       = "18.51GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 48.40)
+  copy_local_bw = "48.4GB/s", -- copy kernel in the cache, all ranks at once, [46.205, 49.636] GB/s
+  reduce_bw     = "17.57GB/s", -- the model's rate for the ring reduce measured (256 KiB, in the private caches; kernel in the cache 36.56)
+  mem_bw        = "15.69GB/s", -- the model's memory for the ring broadcast 15.27 and reduce 16.12 of 256 MiB (2 x copy kernel x 2 ranks 38.76)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "5.657MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "31.96GB/s", -- the model's last-level cache for the ring broadcast 35.59 and reduce 28.70 of 4096 KiB (2 x copy kernel there x 2 ranks 54.31)
+  op_overhead   = "0.161us", -- 8-byte allreduce on one rank, [0.159, 0.162] us
+  step_lat      = "0.2213us", -- shm alpha - op_overhead
+  step_extra    = "8B:0.00111us 16B:0.003us 32B:0us 64B:0.0116us 128B:0.105us 256B:0.106us 512B:0.111us 1024B:0.348us 2048B:0.673us 4096B:0.435us 8192B:0.683us 16384B:0.583us 32768B:0.645us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.683 us)
+  wake_lat      = "7.579us", -- 2 ranks on one CPU: 8 B half round trip 7.961 us [7.911, 7.987] - shm alpha
 }
 
 local loader_param = param
@@ -38,7 +41,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -66,7 +69,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -78,7 +85,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

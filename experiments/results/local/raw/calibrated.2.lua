@@ -1,9 +1,10 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:26:46 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/local/raw/calibrated.2.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.930, a size missed by 29.7%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:51:41 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out4-local/raw/calibrated.2.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.933, a size missed by 27.5%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: reduce_bw is copy_bw x the kernels' reduce/copy ratio, not solved: the ring reduce ran faster than its sender can copy at copy_bw (at reduce_bw = 10000 GB/s the model predicts 17.006 us, slower than the measured 15.418 us)
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +13,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.761 us +- 0.069, bw 26.611 GB/s +- 7.521, R^2 0.93002, max residual 29.67%, break near 185364 B
---   copy kernel 17.652 GB/s [16.227, 18.072], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 26.611 GB/s +- 7.521 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.332 us [1.163, 1.343]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.366 us +- 0.029, bw 10.423 GB/s +- 2.742, R^2 0.93335, max residual 27.51%, break near 1448 B
+--   copy kernel 9.485 GB/s [9.356, 9.700], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.423 GB/s +- 2.742 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.820 us [0.780, 0.855]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "34.94GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 33.24, 4096 KiB 36.72; kernel in the cache 77.54)
-  copy_local_bw = "77.54GB/s", -- copy kernel in the cache, all ranks at once, [66.938, 77.818] GB/s
-  reduce_bw     = "27.58GB/s", -- the model's rate for the ring reduce measured (1024 KiB 26.89, 4096 KiB 28.28; kernel in the cache 52.55)
-  mem_bw        = "39.95GB/s", -- the model's memory for the ring broadcast 40.28 and reduce 39.62 of 64 MiB (2 x copy kernel x 2 ranks 70.61)
-  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.160, 0.160] us
-  step_lat      = "0.6014us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.0328us 256B:0.0455us 512B:0.0658us 1024B:0.0965us 2048B:0.256us 4096B:0.272us 8192B:0.318us 16384B:0.355us 32768B:0.453us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.453 us)
-  wake_lat      = "12.74us", -- 2 ranks on one CPU: 8 B half round trip 13.500 us [13.405, 13.601] - shm alpha
+  copy_bw       = "15.56GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 49.10)
+  copy_local_bw = "49.1GB/s", -- copy kernel in the cache, all ranks at once, [46.677, 49.536] GB/s
+  reduce_bw     = "11.85GB/s", -- estimated: copy_bw x the kernels' reduce/copy ratio in the cache (37.37 / 49.10); the ring reduce could not be solved (see the warning above)
+  mem_bw        = "15.83GB/s", -- the model's memory for the ring broadcast 15.33 and reduce 16.34 of 256 MiB (2 x copy kernel x 2 ranks 37.94)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "5.657MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "40.16GB/s", -- the model's last-level cache for the ring broadcast 45.94 and reduce 35.10 of 4096 KiB (2 x copy kernel there x 2 ranks 57.09)
+  op_overhead   = "0.163us", -- 8-byte allreduce on one rank, [0.162, 0.164] us
+  step_lat      = "0.2027us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0.0161us 128B:0.0896us 256B:0.104us 512B:0.102us 1024B:0.325us 2048B:0.66us 4096B:0.362us 8192B:0.609us 16384B:0.349us 32768B:0.268us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.660 us)
+  wake_lat      = "7.804us", -- 2 ranks on one CPU: 8 B half round trip 8.170 us [8.157, 8.261] - shm alpha
 }
 
 local loader_param = param
@@ -38,7 +42,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -66,7 +70,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -78,7 +86,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

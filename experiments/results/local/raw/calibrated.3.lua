@@ -1,9 +1,8 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:27:03 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/local/raw/calibrated.3.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.949, a size missed by 25.0%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:51:58 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out4-local/raw/calibrated.3.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +11,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.778 us +- 0.070, bw 26.589 GB/s +- 6.828, R^2 0.94861, max residual 25.00%, break near 741455 B
---   copy kernel 18.290 GB/s [17.731, 19.291], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 26.589 GB/s +- 6.828 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.292 us [1.283, 1.302]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.383 us +- 0.032, bw 10.791 GB/s +- 2.491, R^2 0.93324, max residual 19.95%, break near 1448 B
+--   copy kernel 9.935 GB/s [9.589, 10.020], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.791 GB/s +- 2.491 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.774 us [0.754, 0.796]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "30.97GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.55, 4096 KiB 32.46; kernel in the cache 105.45)
-  copy_local_bw = "105.4GB/s", -- copy kernel in the cache, all ranks at once, [97.662, 106.494] GB/s
-  reduce_bw     = "27.26GB/s", -- the model's rate for the ring reduce measured (1024 KiB 26.85, 4096 KiB 27.67; kernel in the cache 54.47)
-  mem_bw        = "37.36GB/s", -- the model's memory for the ring broadcast 37.24 and reduce 37.47 of 64 MiB (2 x copy kernel x 2 ranks 73.16)
-  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.160, 0.160] us
-  step_lat      = "0.6183us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.0267us 512B:0.0254us 1024B:0.198us 2048B:0.192us 4096B:0.305us 8192B:0.268us 16384B:0.258us 32768B:0.201us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.305 us)
-  wake_lat      = "12.77us", -- 2 ranks on one CPU: 8 B half round trip 13.546 us [13.511, 13.571] - shm alpha
+  copy_bw       = "19.4GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 47.19)
+  copy_local_bw = "47.19GB/s", -- copy kernel in the cache, all ranks at once, [45.214, 49.386] GB/s
+  reduce_bw     = "17.21GB/s", -- the model's rate for the ring reduce measured (256 KiB, in the private caches; kernel in the cache 37.60)
+  mem_bw        = "15.68GB/s", -- the model's memory for the ring broadcast 15.30 and reduce 16.06 of 256 MiB (2 x copy kernel x 2 ranks 39.74)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "5.657MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "33.1GB/s", -- the model's last-level cache for the ring broadcast 36.17 and reduce 30.29 of 4096 KiB (2 x copy kernel there x 2 ranks 57.67)
+  op_overhead   = "0.164us", -- 8-byte allreduce on one rank, [0.164, 0.165] us
+  step_lat      = "0.2194us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0.0245us 32B:0us 64B:0.00278us 128B:0.0957us 256B:0.135us 512B:0.148us 1024B:0.378us 2048B:0.736us 4096B:0.518us 8192B:0.869us 16384B:0.781us 32768B:1.1us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 1.097 us)
+  wake_lat      = "7.762us", -- 2 ranks on one CPU: 8 B half round trip 8.145 us [8.131, 8.178] - shm alpha
 }
 
 local loader_param = param
@@ -38,7 +40,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -66,7 +68,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -78,7 +84,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

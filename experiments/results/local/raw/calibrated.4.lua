@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:27:21 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/local/raw/calibrated.4.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.914, a size missed by 32.8%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:52:15 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out4-local/raw/calibrated.4.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.885, a size missed by 21.2%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.773 us +- 0.079, bw 24.282 GB/s +- 7.186, R^2 0.91432, max residual 32.83%, break near 185364 B
---   copy kernel 15.709 GB/s [15.251, 17.629], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 24.282 GB/s +- 7.186 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.252 us [1.132, 1.262]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.425 us +- 0.039, bw 10.939 GB/s +- 2.269, R^2 0.88545, max residual 21.17%, break near 1448 B
+--   copy kernel 9.869 GB/s [9.730, 10.092], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.939 GB/s +- 2.269 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.762 us [0.700, 0.804]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "30.19GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.46, 4096 KiB 30.92; kernel in the cache 106.47)
-  copy_local_bw = "106.5GB/s", -- copy kernel in the cache, all ranks at once, [99.201, 107.066] GB/s
-  reduce_bw     = "26.72GB/s", -- the model's rate for the ring reduce measured (1024 KiB 26.35, 4096 KiB 27.10; kernel in the cache 52.32)
-  mem_bw        = "38.8GB/s", -- the model's memory for the ring broadcast 37.44 and reduce 40.22 of 64 MiB (2 x copy kernel x 2 ranks 62.84)
-  op_overhead   = "0.1605us", -- 8-byte allreduce on one rank, [0.160, 0.161] us
-  step_lat      = "0.6126us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.064us 512B:0.0545us 1024B:0.226us 2048B:0.273us 4096B:0.293us 8192B:0.287us 16384B:0.275us 32768B:0.217us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.293 us)
-  wake_lat      = "12.91us", -- 2 ranks on one CPU: 8 B half round trip 13.680 us [13.606, 13.733] - shm alpha
+  copy_bw       = "19.41GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 49.43)
+  copy_local_bw = "49.43GB/s", -- copy kernel in the cache, all ranks at once, [47.055, 49.731] GB/s
+  reduce_bw     = "17.23GB/s", -- the model's rate for the ring reduce measured (256 KiB, in the private caches; kernel in the cache 36.55)
+  mem_bw        = "16.28GB/s", -- the model's memory for the ring broadcast 15.76 and reduce 16.82 of 256 MiB (2 x copy kernel x 2 ranks 39.48)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "5.657MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "34.87GB/s", -- the model's last-level cache for the ring broadcast 38.51 and reduce 31.58 of 4096 KiB (2 x copy kernel there x 2 ranks 57.22)
+  op_overhead   = "0.164us", -- 8-byte allreduce on one rank, [0.164, 0.165] us
+  step_lat      = "0.2606us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0.00853us 32B:0.00788us 64B:0.0188us 128B:0.102us 256B:0.105us 512B:0.0897us 1024B:0.308us 2048B:0.659us 4096B:0.412us 8192B:0.777us 16384B:0.685us 32768B:0.995us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.995 us)
+  wake_lat      = "7.7us", -- 2 ranks on one CPU: 8 B half round trip 8.124 us [8.112, 8.181] - shm alpha
 }
 
 local loader_param = param
@@ -38,7 +41,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -66,7 +69,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -78,7 +85,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

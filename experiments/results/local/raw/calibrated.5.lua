@@ -1,10 +1,10 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:27:37 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/local/raw/calibrated.5.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.931, a size missed by 29.1%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
--- warning: copy_bw, reduce_bw and mem_bw are the kernels' rates, not the engine's: the ring broadcast and reduce could not be solved here (not solved (at mem_bw = 10000 GB/s the model predicts 7461.932 us, slower than the measured 5041.876 us): the kernels' rates stay); predictions between cores will be too fast
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:52:32 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out4-local/raw/calibrated.5.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.974, a size missed by 27.9%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: reduce_bw is copy_bw x the kernels' reduce/copy ratio, not solved: the ring reduce ran faster than its sender can copy at copy_bw (at reduce_bw = 10000 GB/s the model predicts 16.609 us, slower than the measured 15.504 us)
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -13,21 +13,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.781 us +- 0.070, bw 25.573 GB/s +- 7.377, R^2 0.93091, max residual 29.07%, break near 185364 B
---   copy kernel 14.749 GB/s [14.339, 15.070], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 25.573 GB/s +- 7.377 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.408 us [1.343, 1.432]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.351 us +- 0.023, bw 10.626 GB/s +- 2.739, R^2 0.97397, max residual 27.92%, break near 2896 B
+--   copy kernel 10.110 GB/s [9.984, 10.205], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.626 GB/s +- 2.739 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.845 us [0.811, 0.863]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "111GB/s", -- copy kernel in the cache, all ranks at once, [100.771, 113.204] GB/s
-  copy_local_bw = "111GB/s", -- copy kernel in the cache, all ranks at once, [100.771, 113.204] GB/s
-  reduce_bw     = "38.29GB/s", -- reduce kernel in the cache, all ranks at once, [37.242, 40.761] GB/s
-  mem_bw        = "58.99GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 64 MiB buffers
-  op_overhead   = "0.151us", -- 8-byte allreduce on one rank, [0.151, 0.151] us
-  step_lat      = "0.6297us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.0388us 256B:0.0387us 512B:0.0566us 1024B:0.188us 2048B:0.32us 4096B:0.438us 8192B:0.645us 16384B:0.993us 32768B:1.68us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 1.682 us)
-  wake_lat      = "12.34us", -- 2 ranks on one CPU: 8 B half round trip 13.119 us [13.095, 13.154] - shm alpha
+  copy_bw       = "15.94GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 48.55)
+  copy_local_bw = "48.55GB/s", -- copy kernel in the cache, all ranks at once, [42.772, 48.970] GB/s
+  reduce_bw     = "12.07GB/s", -- estimated: copy_bw x the kernels' reduce/copy ratio in the cache (36.75 / 48.55); the ring reduce could not be solved (see the warning above)
+  mem_bw        = "15.68GB/s", -- the model's memory for the ring broadcast 15.25 and reduce 16.11 of 256 MiB (2 x copy kernel x 2 ranks 40.44)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "5.657MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "35.41GB/s", -- the model's last-level cache for the ring broadcast 39.25 and reduce 31.95 of 4096 KiB (2 x copy kernel there x 2 ranks 57.16)
+  op_overhead   = "0.166us", -- 8-byte allreduce on one rank, [0.166, 0.167] us
+  step_lat      = "0.1852us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0.00359us 32B:0us 64B:0.00631us 128B:0.0995us 256B:0.103us 512B:0.134us 1024B:0.333us 2048B:0.684us 4096B:0.383us 8192B:0.619us 16384B:0.382us 32768B:0.266us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.684 us)
+  wake_lat      = "7.352us", -- 2 ranks on one CPU: 8 B half round trip 7.703 us [7.698, 7.733] - shm alpha
 }
 
 local loader_param = param
@@ -39,7 +42,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -67,7 +70,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -79,7 +86,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

@@ -1,10 +1,10 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-08 00:23:24 UTC.
--- machine: vm, AMD EPYC; 8 ranks on 4 hosts; kernels avx512
--- command: chorus calibrate --topo netns.lua --out /tmp/nx/n1/raw/calibrated.2.lua
--- base: /tmp/nx/topologies/netns.lua
--- calib_set: shm ping-pong 8 B-64 MiB, socket ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast of 16 MiB over 4 hosts (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.859, a size missed by 81.4%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
--- warning: socket ping-pong fit is poor (R^2 0.610, a size missed by 60.6%; limits 0.90 and 20%): rate and delay (its bandwidth and alpha) are uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:55:39 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 8 ranks on 4 hosts; kernels avx512
+-- command: chorus calibrate --topo netns.lua --out /tmp/xf/out6-netns-1g/raw/calibrated.2.lua
+-- base: /tmp/xf/topologies/netns.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, socket ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, the copy kernel by working set, ring broadcast of 16 MiB over 4 hosts (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.974, a size missed by 24.4%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: socket ping-pong fit is poor (R^2 0.745, a size missed by 51.0%; limits 0.90 and 20%): rate and delay (its bandwidth and alpha) are uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -13,24 +13,27 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), one line: alpha 0.811 us +- 0.150, bw 18.772 GB/s +- 8.826, R^2 0.85889, max residual 81.38%
---   socket (rank 0 <-> 2), two pieces: alpha 46.544 us +- 12.123, bw 0.119 GB/s +- 0.000, R^2 0.60994, max residual 60.63%, break near 370728 B
---   copy kernel 3.718 GB/s [2.796, 3.899], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 18.772 GB/s +- 8.826 (a cross-check of the memory model; not written)
---   allreduce 8 B on 8 ranks (ring): 1261.653 us [1108.205, 1351.252]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.417 us +- 0.023, bw 9.201 GB/s +- 2.097, R^2 0.97387, max residual 24.44%, break near 2896 B
+--   socket (rank 0 <-> 2), two pieces: alpha 20.198 us +- 3.916, bw 0.119 GB/s +- 0.000, R^2 0.74454, max residual 51.02%, break near 185364 B
+--   copy kernel 1.536 GB/s [1.369, 1.601], 125 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 9.201 GB/s +- 2.097 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 8 ranks (ring): 322.505 us [319.510, 332.071]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "78.34GB/s", -- copy kernel in the cache, all ranks at once, [76.125, 82.719] GB/s
-  copy_local_bw = "78.34GB/s", -- copy kernel in the cache, all ranks at once, [76.125, 82.719] GB/s
-  reduce_bw     = "40.79GB/s", -- reduce kernel in the cache, all ranks at once, [25.598, 41.539] GB/s
-  mem_bw        = "14.87GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 64 MiB buffers
-  op_overhead   = "0.151us", -- 8-byte allreduce on one rank, [0.151, 0.160] us
-  step_lat      = "0.6598us", -- shm alpha - op_overhead
-  wake_lat      = "14.03us", -- 2 ranks on one CPU: 8 B half round trip 14.843 us [13.207, 57.614] - shm alpha
-  rate          = "0.9553Gb/s", -- socket ping-pong bandwidth, +- 0.002 Gb/s
-  delay         = "22.87us", -- (socket alpha - op_overhead - step_lat 0.66 us) / 2 links
-  sock_bw       = "0.8967GB/s", -- the model's socket traffic for the ring broadcast of 16 MiB over 4 hosts, 149645.2 us
+  copy_bw       = "41.85GB/s", -- copy kernel in the cache, all ranks at once, [38.520, 44.946] GB/s
+  copy_local_bw = "41.85GB/s", -- copy kernel in the cache, all ranks at once, [38.520, 44.946] GB/s
+  reduce_bw     = "31.47GB/s", -- reduce kernel in the cache, all ranks at once, [14.847, 33.744] GB/s
+  mem_bw        = "6.144GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 125 MiB buffers
+  llc           = "22.63MiB", -- where the copy kernel, all 8 ranks of the machine at once, leaves its last cache level (working set of the machine / 4 hosts; sysfs says 480 MiB)
+  cache         = "2.828MiB", -- where the copy kernel, all 8 ranks of the machine at once, leaves the private caches (working set of the machine / 4 hosts)
+  llc_bw        = "17.95GB/s", -- 2 x copy kernel rate in the last-level cache x 2 ranks of the host
+  op_overhead   = "0.164us", -- 8-byte allreduce on one rank, [0.163, 0.165] us
+  step_lat      = "0.2526us", -- shm alpha - op_overhead
+  wake_lat      = "8.071us", -- 2 ranks on one CPU: 8 B half round trip 8.488 us [8.209, 9.058] - shm alpha
+  rate          = "0.9556Gb/s", -- socket ping-pong bandwidth, +- 0.001 Gb/s
+  delay         = "9.891us", -- (socket alpha - op_overhead - step_lat 0.253 us) / 2 links
+  sock_bw       = "0.9348GB/s", -- the model's socket traffic for the ring broadcast of 16 MiB over 4 hosts, 143569.1 us
 }
 
 local loader_param = param
@@ -42,7 +45,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /tmp/nx/topologies/netns.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/netns.lua, verbatim ----
 -- netns.lua -- the network-namespace testbed of scripts/testbed: `hosts`
 -- namespaces on this machine, `ppn` ranks in each, every namespace joined
 -- by a veth pair to one Linux bridge; tc tbf shapes both directions of each
@@ -69,6 +72,9 @@ local copy_bw = scaled(param("copy_bw", "32GB/s"), ranks_per_core)
 local copy_local_bw = scaled(param("copy_local_bw", "100GB/s"), ranks_per_core)
 local reduce_bw = scaled(param("reduce_bw", "23GB/s"), ranks_per_core)
 local mem_bw, llc = param("mem_bw", scaled("50GB/s", hosts)), param("llc", scaled("32MiB", hosts))
+-- Each host's share of the cores' private caches and of the llc's rate past
+-- them (local-cpu.lua; "": the llc is no limit).
+local cache, llc_bw = param("cache", ""), param("llc_bw", "")
 local op_overhead = param("op_overhead", "0.5us")
 -- Socket traffic costs the machine's cores too: the kernel's TCP/IP and
 -- veth work for every byte a host sends and receives, and the engine's
@@ -81,7 +87,8 @@ local sock_bw = param("sock_bw", "")
 device { name = "br0", kind = "switch" }
 for i = 0, hosts - 1 do
   local h = "ns" .. i
-  device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc }
+  device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc, cache = cache ~= "" and cache or nil,
+           llc_bw = llc_bw ~= "" and llc_bw or nil }
   if sock_bw ~= "" then
     local k = h .. "tcp"
     device { name = k, kind = "nic", host = h }

@@ -1,10 +1,10 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-08 00:29:47 UTC.
--- machine: vm, AMD EPYC; 8 ranks on 4 hosts; kernels avx512
--- command: chorus calibrate --topo netns.lua --out /tmp/nx/n4b/raw/calibrated.2.lua
--- base: /tmp/nx/topologies/netns.lua
--- calib_set: shm ping-pong 8 B-64 MiB, socket ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast of 16 MiB over 4 hosts (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.839, a size missed by 49.1%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
--- warning: socket ping-pong fit is poor (R^2 0.281, a size missed by 66.1%; limits 0.90 and 20%): rate and delay (its bandwidth and alpha) are uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:58:00 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 8 ranks on 4 hosts; kernels avx512
+-- command: chorus calibrate --topo netns.lua --out /tmp/xf/out7-netns-4g/raw/calibrated.2.lua
+-- base: /tmp/xf/topologies/netns.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, socket ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, the copy kernel by working set, ring broadcast of 16 MiB over 4 hosts (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.941, a size missed by 25.4%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- warning: socket ping-pong fit is poor (R^2 0.547, a size missed by 35.0%; limits 0.90 and 20%): rate and delay (its bandwidth and alpha) are uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -13,24 +13,27 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.892 us +- 0.076, bw 14.321 GB/s +- 5.430, R^2 0.83915, max residual 49.07%, break near 185364 B
---   socket (rank 0 <-> 2), two pieces: alpha 89.384 us +- 20.836, bw 0.470 GB/s +- 0.010, R^2 0.28114, max residual 66.08%, break near 185364 B
---   copy kernel 3.509 GB/s [2.509, 4.019], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 14.321 GB/s +- 5.430 (a cross-check of the memory model; not written)
---   allreduce 8 B on 8 ranks (ring): 1801.116 us [1568.948, 2017.498]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.432 us +- 0.028, bw 9.995 GB/s +- 2.329, R^2 0.94119, max residual 25.38%, break near 1448 B
+--   socket (rank 0 <-> 2), two pieces: alpha 25.192 us +- 3.661, bw 0.475 GB/s +- 0.003, R^2 0.54706, max residual 35.04%, break near 185364 B
+--   copy kernel 1.503 GB/s [1.411, 1.576], 125 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 9.995 GB/s +- 2.329 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 8 ranks (ring): 317.091 us [296.268, 381.071]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "58.44GB/s", -- copy kernel in the cache, all ranks at once, [15.793, 70.963] GB/s
-  copy_local_bw = "58.44GB/s", -- copy kernel in the cache, all ranks at once, [15.793, 70.963] GB/s
-  reduce_bw     = "31.4GB/s", -- reduce kernel in the cache, all ranks at once, [25.815, 34.484] GB/s
-  mem_bw        = "14.03GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 64 MiB buffers
-  op_overhead   = "0.16us", -- 8-byte allreduce on one rank, [0.160, 0.160] us
-  step_lat      = "0.732us", -- shm alpha - op_overhead
-  wake_lat      = "12.92us", -- 2 ranks on one CPU: 8 B half round trip 13.814 us [13.684, 120.437] - shm alpha
-  rate          = "3.76Gb/s", -- socket ping-pong bandwidth, +- 0.082 Gb/s
-  delay         = "44.25us", -- (socket alpha - op_overhead - step_lat 0.732 us) / 2 links
-  sock_bw       = "2.727GB/s", -- the model's socket traffic for the ring broadcast of 16 MiB over 4 hosts, 49160.8 us
+  copy_bw       = "35.55GB/s", -- copy kernel in the cache, all ranks at once, [19.554, 44.006] GB/s
+  copy_local_bw = "35.55GB/s", -- copy kernel in the cache, all ranks at once, [19.554, 44.006] GB/s
+  reduce_bw     = "32.18GB/s", -- reduce kernel in the cache, all ranks at once, [29.700, 34.161] GB/s
+  mem_bw        = "6.011GB/s", -- 2 x copy kernel rate x 2 ranks of the host, 125 MiB buffers
+  llc           = "22.63MiB", -- where the copy kernel, all 8 ranks of the machine at once, leaves its last cache level (working set of the machine / 4 hosts; sysfs says 480 MiB)
+  cache         = "2.828MiB", -- where the copy kernel, all 8 ranks of the machine at once, leaves the private caches (working set of the machine / 4 hosts)
+  llc_bw        = "18.52GB/s", -- 2 x copy kernel rate in the last-level cache x 2 ranks of the host
+  op_overhead   = "0.164us", -- 8-byte allreduce on one rank, [0.164, 0.165] us
+  step_lat      = "0.2684us", -- shm alpha - op_overhead
+  wake_lat      = "7.847us", -- 2 ranks on one CPU: 8 B half round trip 8.279 us [8.232, 22.404] - shm alpha
+  rate          = "3.803Gb/s", -- socket ping-pong bandwidth, +- 0.025 Gb/s
+  delay         = "12.38us", -- (socket alpha - op_overhead - step_lat 0.268 us) / 2 links
+  sock_bw       = "3.038GB/s", -- the model's socket traffic for the ring broadcast of 16 MiB over 4 hosts, 44140.2 us
 }
 
 local loader_param = param
@@ -42,7 +45,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /tmp/nx/topologies/netns.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/netns.lua, verbatim ----
 -- netns.lua -- the network-namespace testbed of scripts/testbed: `hosts`
 -- namespaces on this machine, `ppn` ranks in each, every namespace joined
 -- by a veth pair to one Linux bridge; tc tbf shapes both directions of each
@@ -69,6 +72,9 @@ local copy_bw = scaled(param("copy_bw", "32GB/s"), ranks_per_core)
 local copy_local_bw = scaled(param("copy_local_bw", "100GB/s"), ranks_per_core)
 local reduce_bw = scaled(param("reduce_bw", "23GB/s"), ranks_per_core)
 local mem_bw, llc = param("mem_bw", scaled("50GB/s", hosts)), param("llc", scaled("32MiB", hosts))
+-- Each host's share of the cores' private caches and of the llc's rate past
+-- them (local-cpu.lua; "": the llc is no limit).
+local cache, llc_bw = param("cache", ""), param("llc_bw", "")
 local op_overhead = param("op_overhead", "0.5us")
 -- Socket traffic costs the machine's cores too: the kernel's TCP/IP and
 -- veth work for every byte a host sends and receives, and the engine's
@@ -81,7 +87,8 @@ local sock_bw = param("sock_bw", "")
 device { name = "br0", kind = "switch" }
 for i = 0, hosts - 1 do
   local h = "ns" .. i
-  device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc }
+  device { name = h, kind = "numa", host = h, mem_bw = mem_bw, llc = llc, cache = cache ~= "" and cache or nil,
+           llc_bw = llc_bw ~= "" and llc_bw or nil }
   if sock_bw ~= "" then
     local k = h .. "tcp"
     device { name = k, kind = "nic", host = h }

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:24:56 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/quickstart/raw/calibrated.2.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.887, a size missed by 31.5%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:50:35 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out3-quickstart/raw/calibrated.2.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.943, a size missed by 24.5%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.786 us +- 0.055, bw 21.920 GB/s +- 7.281, R^2 0.88693, max residual 31.53%, break near 11585 B
---   copy kernel 14.267 GB/s [13.844, 15.249], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 21.920 GB/s +- 7.281 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.412 us [1.393, 1.422]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.347 us +- 0.028, bw 10.165 GB/s +- 2.326, R^2 0.94275, max residual 24.51%, break near 1448 B
+--   copy kernel 9.274 GB/s [9.046, 9.468], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.165 GB/s +- 2.326 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.851 us [0.840, 0.871]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "25.75GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 25.92, 4096 KiB 25.58; kernel in the cache 102.82)
-  copy_local_bw = "102.8GB/s", -- copy kernel in the cache, all ranks at once, [87.385, 103.633] GB/s
-  reduce_bw     = "20.76GB/s", -- the model's rate for the ring reduce measured (1024 KiB 20.80, 4096 KiB 20.71; kernel in the cache 45.82)
-  mem_bw        = "30.52GB/s", -- the model's memory for the ring broadcast 32.88 and reduce 28.33 of 64 MiB (2 x copy kernel x 2 ranks 57.07)
-  op_overhead   = "0.23us", -- 8-byte allreduce on one rank, [0.221, 0.230] us
-  step_lat      = "0.5564us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.000194us 256B:0.0603us 512B:0.0704us 1024B:0.166us 2048B:0.249us 4096B:0.238us 8192B:0.205us 16384B:0.138us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.249 us)
-  wake_lat      = "14.19us", -- 2 ranks on one CPU: 8 B half round trip 14.976 us [14.913, 15.109] - shm alpha
+  copy_bw       = "19.68GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 41.96)
+  copy_local_bw = "41.96GB/s", -- copy kernel in the cache, all ranks at once, [40.289, 45.060] GB/s
+  reduce_bw     = "10.93GB/s", -- the model's rate for the ring reduce measured (256 KiB, in the private caches; kernel in the cache 32.63)
+  mem_bw        = "15.66GB/s", -- the model's memory for the ring broadcast 15.24 and reduce 16.09 of 256 MiB (2 x copy kernel x 2 ranks 37.10)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "5.657MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "39.21GB/s", -- the model's last-level cache for the ring broadcast 38.65 and reduce 39.78 of 4096 KiB (2 x copy kernel there x 2 ranks 57.07)
+  op_overhead   = "0.165us", -- 8-byte allreduce on one rank, [0.164, 0.166] us
+  step_lat      = "0.1817us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0.00546us 32B:0us 64B:0.00358us 128B:0.0948us 256B:0.124us 512B:0.141us 1024B:0.364us 2048B:0.679us 4096B:0.514us 8192B:0.85us 16384B:0.816us 32768B:1.18us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 1.180 us)
+  wake_lat      = "7.832us", -- 2 ranks on one CPU: 8 B half round trip 8.178 us [8.160, 8.180] - shm alpha
 }
 
 local loader_param = param
@@ -38,7 +41,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -66,7 +69,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -78,7 +85,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

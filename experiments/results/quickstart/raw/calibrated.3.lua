@@ -1,9 +1,8 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:25:00 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/quickstart/raw/calibrated.3.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.928, a size missed by 34.2%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:50:42 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out3-quickstart/raw/calibrated.3.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +11,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.793 us +- 0.071, bw 20.212 GB/s +- 7.255, R^2 0.92758, max residual 34.20%, break near 370728 B
---   copy kernel 13.377 GB/s [12.745, 13.894], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 20.212 GB/s +- 7.255 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.512 us [1.463, 1.514]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.383 us +- 0.026, bw 10.447 GB/s +- 1.973, R^2 0.94512, max residual 19.60%, break near 1448 B
+--   copy kernel 9.574 GB/s [9.466, 9.689], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.447 GB/s +- 1.973 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.707 us [0.685, 0.803]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "26.64GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 26.77, 4096 KiB 26.50; kernel in the cache 90.29)
-  copy_local_bw = "90.29GB/s", -- copy kernel in the cache, all ranks at once, [81.738, 92.900] GB/s
-  reduce_bw     = "26.32GB/s", -- the model's rate for the ring reduce measured (1024 KiB 26.20, 4096 KiB 26.45; kernel in the cache 43.53)
-  mem_bw        = "34.75GB/s", -- the model's memory for the ring broadcast 31.23 and reduce 38.66 of 64 MiB (2 x copy kernel x 2 ranks 53.51)
-  op_overhead   = "0.231us", -- 8-byte allreduce on one rank, [0.230, 0.236] us
-  step_lat      = "0.5621us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0.00379us 256B:0.0514us 512B:0.06us 1024B:0.127us 2048B:0.236us 4096B:0.232us 8192B:0.217us 16384B:0.176us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.236 us)
-  wake_lat      = "15.18us", -- 2 ranks on one CPU: 8 B half round trip 15.975 us [15.840, 16.231] - shm alpha
+  copy_bw       = "20.09GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 48.62)
+  copy_local_bw = "48.62GB/s", -- copy kernel in the cache, all ranks at once, [46.785, 49.030] GB/s
+  reduce_bw     = "10.6GB/s", -- the model's rate for the ring reduce measured (256 KiB, in the private caches; kernel in the cache 36.83)
+  mem_bw        = "15.19GB/s", -- the model's memory for the ring broadcast 14.78 and reduce 15.61 of 256 MiB (2 x copy kernel x 2 ranks 38.30)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "5.657MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "34.24GB/s", -- the model's last-level cache for the ring broadcast 34.24 and reduce 34.24 of 4096 KiB (2 x copy kernel there x 2 ranks 56.99)
+  op_overhead   = "0.162us", -- 8-byte allreduce on one rank, [0.160, 0.164] us
+  step_lat      = "0.2209us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0.00676us 32B:0.0107us 64B:0.0132us 128B:0.0829us 256B:0.0916us 512B:0.111us 1024B:0.338us 2048B:0.694us 4096B:0.494us 8192B:0.842us 16384B:0.808us 32768B:1.21us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 1.206 us)
+  wake_lat      = "7.806us", -- 2 ranks on one CPU: 8 B half round trip 8.189 us [8.180, 8.252] - shm alpha
 }
 
 local loader_param = param
@@ -38,7 +40,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -66,7 +68,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -78,7 +84,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

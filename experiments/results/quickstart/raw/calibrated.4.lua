@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:25:05 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/quickstart/raw/calibrated.4.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.934, a size missed by 32.9%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:50:49 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out3-quickstart/raw/calibrated.4.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.979, a size missed by 22.0%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.838 us +- 0.079, bw 21.312 GB/s +- 7.408, R^2 0.93397, max residual 32.89%, break near 741455 B
---   copy kernel 11.545 GB/s [10.776, 11.847], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 21.312 GB/s +- 7.408 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.393 us [1.383, 1.494]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.371 us +- 0.021, bw 10.246 GB/s +- 2.265, R^2 0.97905, max residual 21.98%, break near 2896 B
+--   copy kernel 9.732 GB/s [9.598, 9.817], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.246 GB/s +- 2.265 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.803 us [0.792, 0.811]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "28.47GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 29.12, 4096 KiB 27.84; kernel in the cache 96.92)
-  copy_local_bw = "96.92GB/s", -- copy kernel in the cache, all ranks at once, [83.328, 98.484] GB/s
-  reduce_bw     = "22.19GB/s", -- the model's rate for the ring reduce measured (1024 KiB 21.87, 4096 KiB 22.51; kernel in the cache 50.07)
-  mem_bw        = "28.21GB/s", -- the model's memory for the ring broadcast 29.62 and reduce 26.87 of 64 MiB (2 x copy kernel x 2 ranks 46.18)
-  op_overhead   = "0.26us", -- 8-byte allreduce on one rank, [0.250, 0.261] us
-  step_lat      = "0.5777us", -- shm alpha - op_overhead
-  step_extra    = "8B:0us 16B:0us 32B:0us 64B:0us 128B:0us 256B:0.0364us 512B:0.0481us 1024B:0.175us 2048B:0.391us 4096B:0.252us 8192B:0.245us 16384B:0.276us 32768B:0.132us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.391 us)
-  wake_lat      = "13.78us", -- 2 ranks on one CPU: 8 B half round trip 14.618 us [14.553, 14.828] - shm alpha
+  copy_bw       = "19.47GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 48.20)
+  copy_local_bw = "48.2GB/s", -- copy kernel in the cache, all ranks at once, [44.439, 49.442] GB/s
+  reduce_bw     = "17.04GB/s", -- the model's rate for the ring reduce measured (256 KiB, in the private caches; kernel in the cache 37.04)
+  mem_bw        = "15.62GB/s", -- the model's memory for the ring broadcast 15.11 and reduce 16.14 of 256 MiB (2 x copy kernel x 2 ranks 38.93)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "5.657MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "33.82GB/s", -- the model's last-level cache for the ring broadcast 37.62 and reduce 30.40 of 4096 KiB (2 x copy kernel there x 2 ranks 57.13)
+  op_overhead   = "0.163us", -- 8-byte allreduce on one rank, [0.162, 0.164] us
+  step_lat      = "0.2084us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0.00166us 32B:0us 64B:0.0175us 128B:0.0952us 256B:0.126us 512B:0.16us 1024B:0.378us 2048B:0.743us 4096B:0.49us 8192B:0.837us 16384B:0.82us 32768B:1.16us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 1.161 us)
+  wake_lat      = "7.807us", -- 2 ranks on one CPU: 8 B half round trip 8.178 us [8.169, 8.220] - shm alpha
 }
 
 local loader_param = param
@@ -38,7 +41,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -66,7 +69,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -78,7 +85,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

@@ -1,9 +1,9 @@
--- Calibrated topology, written by `chorus calibrate` on 2026-12-07 18:25:09 UTC.
--- machine: vm, AMD EPYC; 2 ranks on 1 hosts; kernels avx512
--- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/exp2/quickstart/raw/calibrated.5.lua
--- base: /work/main/topologies/local-cpu.lua
--- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 1 4 64 MiB on 2 ranks (no allreduce, allgather or reduce-scatter)
--- warning: shm ping-pong fit is poor (R^2 0.943, a size missed by 28.9%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
+-- Calibrated topology, written by `chorus calibrate` on 2026-12-08 02:50:56 UTC.
+-- machine: vm, Intel(R) Xeon(R) Processor; 2 ranks on 1 hosts; kernels avx512
+-- command: chorus calibrate -n 2 --topo local-cpu.lua --out /tmp/xf/out3-quickstart/raw/calibrated.5.lua
+-- base: /tmp/xf/topologies/local-cpu.lua
+-- calib_set: shm ping-pong 8 B-64 MiB, copy and reduce kernels, 1-rank 8 B call, ring broadcast and reduce of 0.25 1 4 256 MiB on 2 ranks, the copy kernel by working set (no allreduce, allgather or reduce-scatter)
+-- warning: shm ping-pong fit is poor (R^2 0.969, a size missed by 25.2%; limits 0.90 and 20%): step_lat (its alpha) is uncertain
 --
 -- How it works: a topology script cannot read another file (the sandbox only
 -- lets it require topologies/lib modules), so the base is copied below verbatim,
@@ -12,21 +12,24 @@
 -- base does not read has no effect (marked 'not read by the base').
 --
 -- Fit quality (t = alpha + size / bw per link class; weights 1/t^2; 95% CIs):
---   shm (rank 0 <-> 1), two pieces: alpha 0.766 us +- 0.031, bw 21.052 GB/s +- 6.654, R^2 0.94326, max residual 28.86%, break near 2896 B
---   copy kernel 12.238 GB/s [11.730, 12.811], 64 MiB buffers on all ranks at once (mem_bw below)
---   shm ping-pong bandwidth 21.052 GB/s +- 6.654 (a cross-check of the memory model; not written)
---   allreduce 8 B on 2 ranks (ring): 1.313 us [1.287, 1.402]
+--   shm (rank 0 <-> 1), two pieces: alpha 0.403 us +- 0.020, bw 10.454 GB/s +- 2.615, R^2 0.96858, max residual 25.22%, break near 1448 B
+--   copy kernel 9.487 GB/s [8.999, 9.595], 502 MiB buffers on all ranks at once (mem_bw below)
+--   shm ping-pong bandwidth 10.454 GB/s +- 2.615 (a cross-check of the memory model; not written)
+--   allreduce 8 B on 2 ranks (ring): 0.778 us [0.752, 0.798]
 --   sizes 8..67108864 B (24), 5 repeats, medians with bootstrap CIs (seeded MT19937)
 
 local calibrated = {
-  copy_bw       = "25.85GB/s", -- the model's rate for the ring broadcast measured (1024 KiB 26.01, 4096 KiB 25.69; kernel in the cache 93.75)
-  copy_local_bw = "93.75GB/s", -- copy kernel in the cache, all ranks at once, [77.449, 95.302] GB/s
-  reduce_bw     = "21.73GB/s", -- the model's rate for the ring reduce measured (1024 KiB 22.64, 4096 KiB 20.85; kernel in the cache 44.66)
-  mem_bw        = "30.71GB/s", -- the model's memory for the ring broadcast 34.30 and reduce 27.49 of 64 MiB (2 x copy kernel x 2 ranks 48.95)
-  op_overhead   = "0.25us", -- 8-byte allreduce on one rank, [0.240, 0.250] us
-  step_lat      = "0.5161us", -- shm alpha - op_overhead
-  step_extra    = "8B:9.27e-06us 16B:0us 32B:0us 64B:0.000426us 128B:0.0507us 256B:0.0861us 512B:0.116us 1024B:0.194us 2048B:0.29us 4096B:0.279us 8192B:0.269us 16384B:0.16us 32768B:0us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.290 us)
-  wake_lat      = "14.94us", -- 2 ranks on one CPU: 8 B half round trip 15.702 us [15.471, 15.908] - shm alpha
+  copy_bw       = "18.24GB/s", -- the model's rate for the ring broadcast measured (256 KiB, in the private caches; kernel in the cache 48.33)
+  copy_local_bw = "48.33GB/s", -- copy kernel in the cache, all ranks at once, [46.988, 49.201] GB/s
+  reduce_bw     = "16.82GB/s", -- the model's rate for the ring reduce measured (256 KiB, in the private caches; kernel in the cache 33.84)
+  mem_bw        = "15.42GB/s", -- the model's memory for the ring broadcast 15.37 and reduce 15.46 of 256 MiB (2 x copy kernel x 2 ranks 37.95)
+  llc           = "90.51MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves its last cache level (working set of the machine / 1 hosts; sysfs says 480 MiB)
+  cache         = "5.657MiB", -- where the copy kernel, all 2 ranks of the machine at once, leaves the private caches (working set of the machine / 1 hosts)
+  llc_bw        = "35.04GB/s", -- the model's last-level cache for the ring broadcast 40.89 and reduce 30.03 of 4096 KiB (2 x copy kernel there x 2 ranks 58.32)
+  op_overhead   = "0.166us", -- 8-byte allreduce on one rank, [0.165, 0.166] us
+  step_lat      = "0.2373us", -- shm alpha - op_overhead
+  step_extra    = "8B:0us 16B:0.00745us 32B:0.00619us 64B:0.0142us 128B:0.0777us 256B:0.0774us 512B:0.125us 1024B:0.317us 2048B:0.736us 4096B:0.467us 8192B:0.822us 16384B:0.724us 32768B:0.919us", -- a step's latency by size beyond step_lat: shm ping-pong of one step - op_overhead - step_lat - 2 copies at copy_bw (at most 0.919 us)
+  wake_lat      = "7.761us", -- 2 ranks on one CPU: 8 B half round trip 8.164 us [8.149, 8.206] - shm alpha
 }
 
 local loader_param = param
@@ -38,7 +41,7 @@ local function param(name, default)
   return loader_param(name, default)
 end
 
--- ---- the base topology, /work/main/topologies/local-cpu.lua, verbatim ----
+-- ---- the base topology, /tmp/xf/topologies/local-cpu.lua, verbatim ----
 -- local-cpu.lua -- this development machine as the CPU engine uses it:
 -- `ranks` processes (default 2, its vCPU count) exchanging through shared
 -- memory. Each rank's thread does its own copies and reductions: a copy
@@ -66,7 +69,11 @@ local cpu = require "cpu"
 local n = param("ranks", 2)
 -- Each NUMA node's memory: `mem_bw` is what all its cores together read and
 -- write per second (STREAM-counted: 2 threads of `add`, arrays past the
--- cache), `llc` the last-level cache in front of it. With more ranks than
+-- cache), `llc` the last-level cache in front of it; `cache` the cores'
+-- private caches in front of the llc (all together) and `llc_bw` the rate
+-- of the llc for a working set past them (default "": the llc is no limit,
+-- one level; `chorus calibrate` measures both where the copy kernel shows
+-- three levels). With more ranks than
 -- cores a step usually waits for its peer to be scheduled first: `wake_lat`
 -- more (chorus calibrate measures it with two ranks on one CPU: 12-13 us on
 -- 2026-12-03); each of a rank's `channels` is a thread of its own, and
@@ -78,7 +85,8 @@ local n = param("ranks", 2)
 cpu.host {
   ranks = n, cores = param("cores", n), numa = param("numa", 1), packages = param("packages", 1),
   channels = param("channels", 1),
-  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"),
+  mem_bw = param("mem_bw", "50GB/s"), llc = param("llc", "32MiB"), cache = param("cache", ""),
+  llc_bw = param("llc_bw", ""),
   numa_bw = param("numa_bw", "20GB/s"), numa_lat = param("numa_lat", "0.1us"),
   socket_bw = param("socket_bw", "10GB/s"), socket_lat = param("socket_lat", "0.2us"),
   copy_bw = param("copy_bw", "32GB/s"), copy_local_bw = param("copy_local_bw", "100GB/s"),

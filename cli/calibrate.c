@@ -1020,6 +1020,7 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
   const solve_t *solve = levels3 ? three : two;
   int nsolve = levels3 ? 4 : 3;
   double solved[4] = {0};
+  int llc_bw_kept = 0; /* llc_bw could not be solved: the kernel's estimate stays */
   for (int v = 0; v < nsolve && ok; v++) {
     char sets[256];
     snprintf(sets, sizeof sets, "%s", base_sets);
@@ -1041,7 +1042,7 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
     } else if (v == 3) {
       /* The 4 MiB calls do not tell the last-level cache's rate (the model
        * puts them in another level): the kernel's estimate stays. */
-      solved[v] = r->llc_bw_kernel;
+      solved[v] = r->llc_bw_kernel, llc_bw_kept = 1;
     } else if (x == 0 && v == 1 && r->ccopy.median > 0) {
       /* The reduce measured faster than its sender can copy at copy_bw
        * (seen under load): its rate cannot be read from it. Estimated as
@@ -1061,7 +1062,7 @@ static void solve_engine(const cal_opts_t *o, const cal_rank_t *R, cal_result_t 
     return;
   }
   r->copy_bw = solved[0], r->reduce_bw = solved[1], r->mem_bw = solved[2];
-  if (levels3) r->llc_bw = solved[3], r->llc_bw_solved = solved[3] != r->llc_bw_kernel;
+  if (levels3) r->llc_bw = solved[3], r->llc_bw_solved = !llc_bw_kept;
   r->engine_solved = 1;
 }
 
@@ -1373,20 +1374,18 @@ static void write_notes(FILE *f, const cal_opts_t *o, const cal_rank_t *R, const
  * from n; returns the new count. */
 static int rate_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t *e, int n) {
   int l3 = three_levels(R->o, r);
-  /* The engine sizes the threads' rates were solved on. */
-  int s0 = l3 ? ENG_AT_PRIVATE : ENG_AT_1M, s1 = l3 ? ENG_AT_PRIVATE : ENG_AT_4M;
   e[n] = (cal_entry_t){"copy_bw", "", ""};
   snprintf(e[n].value, sizeof e[n].value, "%.4gGB/s", r->copy_bw / 1e9);
   if (r->engine_solved && l3)
     snprintf(e[n].why, sizeof e[n].why,
              "the model's rate for the ring broadcast measured (%zu KiB, in the private caches; kernel in the cache "
              "%.2f)",
-             R->d.eng_size[s0] >> 10, r->ccopy.median / 1e9);
+             R->d.eng_size[ENG_AT_PRIVATE] >> 10, r->ccopy.median / 1e9);
   else if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
              "the model's rate for the ring broadcast measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache %.2f)",
-             R->d.eng_size[s0] >> 10, r->eng_rate[ENG_BCAST][s0] / 1e9, R->d.eng_size[s1] >> 10,
-             r->eng_rate[ENG_BCAST][s1] / 1e9, r->ccopy.median / 1e9);
+             R->d.eng_size[ENG_AT_1M] >> 10, r->eng_rate[ENG_BCAST][ENG_AT_1M] / 1e9, R->d.eng_size[ENG_AT_4M] >> 10,
+             r->eng_rate[ENG_BCAST][ENG_AT_4M] / 1e9, r->ccopy.median / 1e9);
   else
     snprintf(e[n].why, sizeof e[n].why, "copy kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
              r->ccopy.lo / 1e9, r->ccopy.hi / 1e9);
@@ -1407,13 +1406,13 @@ static int rate_entries(const cal_rank_t *R, const cal_result_t *r, cal_entry_t 
     snprintf(e[n].why, sizeof e[n].why,
              "the model's rate for the ring reduce measured (%zu KiB, in the private caches; kernel in the cache "
              "%.2f)",
-             R->d.eng_size[s0] >> 10, r->creduce.median / 1e9);
+             R->d.eng_size[ENG_AT_PRIVATE] >> 10, r->creduce.median / 1e9);
   else if (r->engine_solved)
     snprintf(e[n].why, sizeof e[n].why,
              "the model's rate for the ring reduce measured (%zu KiB %.2f, %zu KiB %.2f; kernel in the cache "
              "%.2f)",
-             R->d.eng_size[s0] >> 10, r->eng_rate[ENG_REDUCE][s0] / 1e9, R->d.eng_size[s1] >> 10,
-             r->eng_rate[ENG_REDUCE][s1] / 1e9, r->creduce.median / 1e9);
+             R->d.eng_size[ENG_AT_1M] >> 10, r->eng_rate[ENG_REDUCE][ENG_AT_1M] / 1e9, R->d.eng_size[ENG_AT_4M] >> 10,
+             r->eng_rate[ENG_REDUCE][ENG_AT_4M] / 1e9, r->creduce.median / 1e9);
   else
     snprintf(e[n].why, sizeof e[n].why, "reduce kernel in the cache, all ranks at once, [%.3f, %.3f] GB/s",
              r->creduce.lo / 1e9, r->creduce.hi / 1e9);

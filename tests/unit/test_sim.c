@@ -31,15 +31,30 @@ static topo_t *load(const char *name, const char *sets) {
   return t;
 }
 
-static topo_t *load_text(const char *text) {
+/* A topology from its text, through a temporary file: the loader's result,
+ * with its error in *err. */
+static chorus_result_t load_text_err(const char *text, topo_t **t, topo_err_t *err) {
   char path[] = "/tmp/chorus_test_topoXXXXXX.lua";
   int fd = mkstemps(path, 4);
-  if (fd < 0) return NULL;
+  if (fd < 0) {
+    snprintf(err->msg, sizeof err->msg, "mkstemps: no temporary file");
+    return chorus_system_error;
+  }
   FILE *f = fdopen(fd, "w");
   fputs(text, f);
   fclose(f);
-  topo_t *t = load(path, NULL);
+  chorus_result_t r = topo_load(t, path, NULL, err);
   unlink(path);
+  return r;
+}
+
+static topo_t *load_text(const char *text) {
+  topo_t *t;
+  topo_err_t err;
+  if (load_text_err(text, &t, &err) != chorus_success) {
+    fprintf(stderr, "  %s\n", err.msg);
+    return NULL;
+  }
   return t;
 }
 
@@ -886,7 +901,7 @@ static void memory_bandwidth_is_shared_past_the_cache(void) {
 /* Three levels: the same exchange (a working set of about 4 x 32 MiB) in
  * the private caches runs at the threads' rate; past them, in the llc, its
  * four streams share llc_bw; past the llc, mem_bw. A cache without llc_bw,
- * or one not smaller than the llc, is refused naming the field. */
+ * or one not smaller than the llc, is refused naming the device. */
 static void past_the_private_caches_the_llc_shares_llc_bw(void) {
   static const struct {
     const char *fields;
@@ -913,19 +928,13 @@ static void past_the_private_caches_the_llc_shares_llc_bw(void) {
                                                                  "llc_bw (the llc's rate past them) go together"},
              {"mem_bw = '1GB/s', llc = '2GiB', cache = '4GiB', llc_bw = '10GB/s'", "cache must be smaller than llc"}};
   for (int i = 0; i < 2; i++) {
-    char path[] = "/tmp/chorus_test_topoXXXXXX.lua";
-    int fd = mkstemps(path, 4);
-    CHECK_TRUE(fd >= 0);
-    if (fd < 0) continue;
-    FILE *f = fdopen(fd, "w");
-    fprintf(f, "device { name = 'm', kind = 'numa', %s }\n", bad[i].fields);
-    fclose(f);
+    char text[256];
+    snprintf(text, sizeof text, "device { name = 'm', kind = 'numa', %s }\n", bad[i].fields);
     topo_t *t;
     topo_err_t err;
-    CHECK_TRUE(topo_load(&t, path, NULL, &err) != chorus_success);
+    CHECK_TRUE(load_text_err(text, &t, &err) != chorus_success);
     CHECK_CONTAINS(err.msg, bad[i].says);
     CHECK_CONTAINS(err.msg, "device m");
-    unlink(path);
   }
 }
 
